@@ -1,1 +1,1 @@
-"""crypto"""
+"""Hashing, secp256k1 keys and signing, BLS keys and signatures."""

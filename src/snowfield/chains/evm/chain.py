@@ -1,0 +1,436 @@
+"""An EVM chain of the devnet: accepts transactions, builds and journals blocks, answers reads."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from snowfield.chains.evm import records
+from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
+from snowfield.chains.evm.execution.roots import ordered_root
+from snowfield.chains.evm.execution.state import (
+    BlockBuilder,
+    BlockEnv,
+    InvalidTx,
+    StateReader,
+    StateStore,
+    apply_genesis,
+    error_text,
+    is_revert,
+    output_of,
+)
+from snowfield.chains.evm.execution.tracer import call_frame, tracing_state_class
+from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
+from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
+from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
+from snowfield.chains.evm.journal import Journal
+from snowfield.chains.evm.mempool import Mempool
+from snowfield.chains.evm.model import (
+    EMPTY_EXT_DATA_HASH,
+    EMPTY_UNCLE_HASH,
+    ZERO_HASH,
+    Block,
+    Header,
+    Receipt,
+    Tx,
+    encode_block,
+)
+from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
+
+BlockListener = Callable[[Block], None]
+
+
+@dataclass(frozen=True, slots=True)
+class TxLocation:
+    block: Block
+    index: int
+
+    @property
+    def tx(self) -> Tx:
+        return self.block.txs[self.index]
+
+    @property
+    def receipt(self) -> Receipt:
+        return self.block.receipts[self.index]
+
+
+class EvmChain:
+    """The state machine of one EVM chain; thread-safe for one writer and many readers."""
+
+    def __init__(
+        self,
+        config: ChainConfig,
+        journal: Journal,
+        *,
+        clock: Callable[[], float] = time.time,
+        genesis_time: int | None = None,
+    ) -> None:
+        self.config = config
+        self.journal = journal
+        self.clock = clock
+        self.store = StateStore()
+        self.mempool = Mempool()
+        self.blocks: list[Block] = []
+        self._by_hash: dict[bytes, Block] = {}
+        self._tx_loc: dict[bytes, TxLocation] = {}
+        self._listeners: list[BlockListener] = []
+        self._write = threading.RLock()
+        self._head_reader: StateReader | None = None
+        self.time_offset = 0
+        self.next_timestamp: int | None = None
+        if not self._replay():
+            self._create_genesis(genesis_time if genesis_time is not None else int(clock()))
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def _replay(self) -> bool:
+        found = False
+        for record in self.journal.records():
+            block, writes = records.decode(record, self.config.chain_id)
+            self.store.load(writes)
+            self._link(block)
+            found = True
+        return found
+
+    def _create_genesis(self, timestamp: int) -> None:
+        alloc = [(a.address, a.balance, a.code, dict(a.storage)) for a in self.config.alloc]
+        root = apply_genesis(self.store, alloc)
+        header = Header(
+            parent_hash=ZERO_HASH,
+            uncle_hash=EMPTY_UNCLE_HASH,
+            coinbase=bytes(20),
+            state_root=root,
+            tx_root=ordered_root([]),
+            receipt_root=ordered_root([]),
+            bloom=bytes(256),
+            difficulty=0,
+            number=0,
+            gas_limit=self.config.gas_limit,
+            gas_used=0,
+            timestamp=timestamp,
+            extra_data=b"",
+            mix_hash=ZERO_HASH,
+            nonce=bytes(8),
+            ext_data_hash=EMPTY_EXT_DATA_HASH,
+            base_fee=self.config.min_base_fee,
+            ext_data_gas_used=0,
+            block_gas_cost=0,
+            blob_gas_used=0,
+            excess_blob_gas=0,
+            parent_beacon_root=ZERO_HASH,
+        )
+        self._accept(header, (), (), int(self.clock() * 1e9))
+
+    def subscribe(self, listener: BlockListener) -> None:
+        """Calls `listener` (on the writer's thread) after each block is accepted."""
+        self._listeners.append(listener)
+
+    # -- reads -------------------------------------------------------------------------
+
+    @property
+    def head(self) -> Block:
+        return self.blocks[-1]
+
+    def block(self, number: int) -> Block | None:
+        return self.blocks[number] if 0 <= number < len(self.blocks) else None
+
+    def block_by_hash(self, block_hash: bytes) -> Block | None:
+        return self._by_hash.get(block_hash)
+
+    def locate(self, tx_hash: bytes) -> TxLocation | None:
+        return self._tx_loc.get(tx_hash)
+
+    def state_at(self, block: Block) -> StateReader:
+        if block is self.head:
+            reader = self._head_reader
+            if reader is None or reader.root != block.header.state_root:
+                reader = self._head_reader = self.store.reader(block.header.state_root)
+            return reader
+        return self.store.reader(block.header.state_root)
+
+    def pending_nonce(self, address: bytes) -> int:
+        nonce = self.state_at(self.head).nonce(address)
+        return nonce + self.mempool.pending_count(address, nonce)
+
+    def next_base_fee(self) -> int:
+        h = self.head.header
+        return next_base_fee(h.gas_used, h.gas_limit, h.base_fee, self.config.min_base_fee)
+
+    def suggested_tip(self) -> int:
+        return SUGGESTED_TIP
+
+    def ancestors(self, number: int) -> Callable[[], Iterator[bytes]]:
+        """Hashes of the blocks before `number`, newest first (for BLOCKHASH)."""
+
+        def walk() -> Iterator[bytes]:
+            for n in range(number - 1, max(number - 257, -1), -1):
+                yield self.blocks[n].hash
+
+        return walk
+
+    def env_for(self, parent: Block, timestamp: int, base_fee: int) -> BlockEnv:
+        return BlockEnv(
+            number=parent.number + 1,
+            timestamp=timestamp,
+            coinbase=BLACKHOLE,
+            gas_limit=self.config.gas_limit,
+            base_fee=base_fee,
+            chain_id=self.config.chain_id,
+            prev_hashes=self.ancestors(parent.number + 1),
+        )
+
+    # -- transactions ------------------------------------------------------------------
+
+    def submit(self, raw: bytes) -> Tx:
+        """Validates a signed transaction and adds it to the mempool (as geth's pool would)."""
+        tx = decode_tx(raw)
+        self.check(tx)
+        with self._write:
+            self._check_against_state(tx)
+            self.mempool.add(tx)
+        return tx
+
+    def check(self, tx: Tx) -> None:
+        """Stateless checks: chain id, known, gas bounds, fee fields."""
+        if tx.chain_id is None:
+            raise InvalidParams("only replay-protected (EIP-155) transactions allowed over RPC")
+        if tx.chain_id != self.config.chain_id:
+            raise InvalidParams(
+                f"invalid chain id for signer: have {tx.chain_id} want {self.config.chain_id}"
+            )
+        if tx.hash in self.mempool.by_hash or tx.hash in self._tx_loc:
+            raise Conflict("already known")
+        if tx.gas > self.config.gas_limit:
+            raise InvalidParams("exceeds block gas limit")
+        needed = intrinsic_gas(tx)
+        if tx.gas < needed:
+            raise InvalidParams(f"intrinsic gas too low: gas {tx.gas}, minimum needed {needed}")
+        if tx.max_priority_fee > tx.max_fee:
+            raise InvalidParams(
+                f"max priority fee per gas higher than max fee per gas: address "
+                f"0x{tx.sender.hex()}, maxPriorityFeePerGas: {tx.max_priority_fee}, "
+                f"maxFeePerGas: {tx.max_fee}"
+            )
+
+    def _check_against_state(self, tx: Tx) -> None:
+        state = self.state_at(self.head)
+        nonce = state.nonce(tx.sender)
+        if tx.nonce < nonce:
+            raise InvalidParams(f"nonce too low: next nonce {nonce}, tx nonce {tx.nonce}")
+        base_fee = self.next_base_fee()
+        if tx.max_fee < base_fee:
+            raise InvalidParams(
+                f"max fee per gas less than block base fee: address 0x{tx.sender.hex()}, "
+                f"maxFeePerGas: {tx.max_fee}, baseFee: {base_fee}"
+            )
+        have = state.balance(tx.sender)
+        want = tx.gas * tx.max_fee + tx.value
+        if have < want:
+            raise InvalidParams(
+                f"insufficient funds for gas * price + value: address 0x{tx.sender.hex()} "
+                f"have {have} want {want}"
+            )
+
+    # -- block production --------------------------------------------------------------
+
+    def set_next_timestamp(self, timestamp: int) -> None:
+        if timestamp < self.head.header.timestamp:
+            raise InvalidParams(
+                f"timestamp {timestamp} is before the latest block's {self.head.header.timestamp}"
+            )
+        self.next_timestamp = timestamp
+
+    def increase_time(self, seconds: int) -> int:
+        self.time_offset += seconds
+        return self.time_offset
+
+    def _next_time(self) -> int:
+        if self.next_timestamp is not None:
+            ts, self.next_timestamp = self.next_timestamp, None
+            return ts
+        return max(int(self.clock()) + self.time_offset, self.head.header.timestamp)
+
+    def mine(self, *, allow_empty: bool = False, timestamp: int | None = None) -> Block | None:
+        """Builds one block from the executable mempool transactions and accepts it."""
+        with self._write:
+            if not len(self.mempool) and not allow_empty:
+                return None
+            parent = self.head
+            base_fee = self.next_base_fee()
+            ts = timestamp if timestamp is not None else self._next_time()
+            env = self.env_for(parent, ts, base_fee)
+            builder = BlockBuilder(self.store, parent.header.state_root, env)
+            included, receipts = self._fill(builder, base_fee)
+            if not included and not allow_empty:
+                return None
+            root = builder.finish()
+            header = self._header(parent, env, root, included, receipts, builder.gas_used)
+            block = self._accept(header, tuple(included), tuple(receipts), time.time_ns())
+        for listener in self._listeners:
+            listener(block)
+        return block
+
+    def _fill(self, builder: BlockBuilder, base_fee: int) -> tuple[list[Tx], list[Receipt]]:
+        state = self.state_at(self.head)
+        included: list[Tx] = []
+        receipts: list[Receipt] = []
+        blocked: set[bytes] = set()
+        for tx in list(self.mempool.executable(state.nonce, base_fee)):
+            if tx.sender in blocked:
+                continue
+            try:
+                applied = builder.apply(tx)
+            except InvalidTx as exc:
+                blocked.add(tx.sender)
+                if "gas limit" not in str(exc) and "base fee" not in str(exc):
+                    self.mempool.remove(tx)
+                continue
+            included.append(tx)
+            receipts.append(applied.receipt)
+        return included, receipts
+
+    def _header(
+        self,
+        parent: Block,
+        env: BlockEnv,
+        root: bytes,
+        txs: list[Tx],
+        receipts: list[Receipt],
+        gas_used: int,
+    ) -> Header:
+        bloom = 0
+        for receipt in receipts:
+            bloom |= int.from_bytes(receipt.bloom, "big")
+        return Header(
+            parent_hash=parent.hash,
+            uncle_hash=EMPTY_UNCLE_HASH,
+            coinbase=env.coinbase,
+            state_root=root,
+            tx_root=ordered_root([tx.raw for tx in txs]),
+            receipt_root=ordered_root([r.encode() for r in receipts]),
+            bloom=bloom.to_bytes(256, "big"),
+            difficulty=env.difficulty,
+            number=env.number,
+            gas_limit=env.gas_limit,
+            gas_used=gas_used,
+            timestamp=env.timestamp,
+            extra_data=b"",
+            mix_hash=ZERO_HASH,
+            nonce=bytes(8),
+            ext_data_hash=EMPTY_EXT_DATA_HASH,
+            base_fee=env.base_fee,
+            ext_data_gas_used=0,
+            block_gas_cost=0,
+            blob_gas_used=0,
+            excess_blob_gas=0,
+            parent_beacon_root=ZERO_HASH,
+        )
+
+    def _accept(
+        self, header: Header, txs: tuple[Tx, ...], receipts: tuple[Receipt, ...], accepted_ns: int
+    ) -> Block:
+        body = encode_block(header, txs, b"", 0)
+        block = Block(header, header.compute_hash(), txs, receipts, body, accepted_ns)
+        # Invariant: a block is visible only after its record is journaled.
+        self.journal.append(records.encode(block, self.store.drain()))
+        self._link(block)
+        for tx in txs:
+            self.mempool.remove(tx)
+        return block
+
+    def _link(self, block: Block) -> None:
+        self._by_hash[block.hash] = block
+        for index, tx in enumerate(block.txs):
+            self._tx_loc[tx.hash] = TxLocation(block, index)
+        self.blocks.append(block)
+
+    # -- execution without effects -------------------------------------------------------
+
+    def call(self, args: CallArgs, block: Block, *, gas: int | None = None) -> bytes:
+        """eth_call: the return data, or ExecutionReverted/InvalidParams."""
+        computation = self._run(args, block, gas or args.gas or self.config.gas_limit)
+        if computation.is_error:
+            raise _execution_error(computation)
+        return output_of(computation)
+
+    def estimate_gas(self, args: CallArgs, block: Block) -> int:
+        """Smallest gas limit with which the call succeeds (binary search, as geth)."""
+        cap = args.gas or self.config.gas_limit
+        high = cap
+        computation = self._run(args, block, high)
+        if computation.is_error:
+            if is_revert(computation):
+                raise _execution_error(computation)
+            raise InvalidParams(f"gas required exceeds allowance ({cap})")
+        low = max(TX_GAS - 1, int(computation.get_gas_used()) - 1)
+        # Most calls succeed at used + refund-free margin; try that before bisecting.
+        while low + 1 < high:
+            mid = (low + high) // 2
+            if self._run(args, block, mid).is_error:
+                low = mid
+            else:
+                high = mid
+        return high
+
+    def _run(self, args: CallArgs, block: Block, gas: int) -> Any:
+        # As geth: the call sees the block's own context, with no base fee charged.
+        env = BlockEnv(
+            number=block.number,
+            timestamp=block.header.timestamp,
+            coinbase=block.header.coinbase,
+            gas_limit=block.header.gas_limit,
+            base_fee=0,
+            chain_id=self.config.chain_id,
+            prev_hashes=self.ancestors(block.number),
+        )
+        return execute_call(self.store, block.header.state_root, env, args, gas)
+
+    # -- tracing -----------------------------------------------------------------------
+
+    def trace_block(self, block: Block) -> list[dict[str, Any]]:
+        """callTracer frames for every transaction of an accepted block."""
+        if block.number == 0:
+            return []
+        parent = self.blocks[block.number - 1]
+        env = self.env_for(parent, block.header.timestamp, block.header.base_fee)
+        builder = BlockBuilder(
+            self.store.scratch(), parent.header.state_root, env, tracing_state_class()
+        )
+        frames = []
+        for tx, receipt in zip(block.txs, block.receipts, strict=True):
+            applied = builder.apply(tx)
+            frames.append(
+                call_frame(
+                    applied.computation,
+                    top_type="CREATE" if tx.to is None else "CALL",
+                    gas=tx.gas,
+                    gas_used=receipt.gas_used,
+                    to_hex=lambda b: "0x" + b.hex(),
+                )
+            )
+        return frames
+
+    def trace_tx(self, tx_hash: bytes) -> dict[str, Any]:
+        loc = self.locate(tx_hash)
+        if loc is None:
+            raise NotFound(f"transaction 0x{tx_hash.hex()} not found")
+        return self.trace_block(loc.block)[loc.index]
+
+
+def _execution_error(computation: Any) -> Exception:
+    output = output_of(computation)
+    if is_revert(computation):
+        reason = _revert_reason(output)
+        message = "execution reverted" + (f": {reason}" if reason else "")
+        return ExecutionReverted(message, data="0x" + output.hex())
+    return InvalidParams(error_text(computation) or "execution failed")
+
+
+def _revert_reason(output: bytes) -> str | None:
+    if len(output) >= 68 and output[:4] == bytes.fromhex("08c379a0"):
+        length = int.from_bytes(output[36:68], "big")
+        return output[68 : 68 + length].decode("utf-8", "replace")
+    return None

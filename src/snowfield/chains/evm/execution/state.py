@@ -1,0 +1,278 @@
+"""Executing transactions against the state trie: block building, reads, calls and proofs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import rlp
+from eth.abc import ComputationAPI
+from eth.db.account import AccountDB
+from eth.db.atomic import AtomicDB
+from eth.vm.execution_context import ExecutionContext
+from eth.vm.forks.prague import PragueVM
+from eth.vm.forks.prague.state import PragueState
+from eth_utils import ValidationError as UtilsValidationError
+from trie import HexaryTrie
+
+from snowfield.chains.evm.execution.db import RecordingDB, ScratchDB
+from snowfield.chains.evm.model import Log, Receipt, Tx
+from snowfield.crypto.hashing import keccak
+
+BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
+EMPTY_CODE_HASH = keccak(b"")
+
+
+@dataclass(frozen=True, slots=True)
+class BlockEnv:
+    """What a block tells the EVM about itself (BLOCKHASH, TIMESTAMP, BASEFEE, ...)."""
+
+    number: int
+    timestamp: int
+    coinbase: bytes
+    gas_limit: int
+    base_fee: int
+    chain_id: int
+    prev_hashes: Callable[[], Iterator[bytes]]
+    mix_hash: bytes = b"\x00" * 32
+    difficulty: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    nonce: int
+    balance: int
+    storage_root: bytes
+    code_hash: bytes
+
+
+class _Ancestors:
+    """Lazy ancestor hashes, newest first, so BLOCKHASH does not cost a copy per block."""
+
+    def __init__(self, source: Callable[[], Iterator[bytes]]) -> None:
+        self._source = source
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._source()
+
+
+def _context(env: BlockEnv) -> ExecutionContext:
+    return ExecutionContext(
+        coinbase=env.coinbase,
+        timestamp=env.timestamp,
+        block_number=env.number,
+        difficulty=env.difficulty,
+        mix_hash=env.mix_hash,
+        gas_limit=env.gas_limit,
+        prev_hashes=_Ancestors(env.prev_hashes),
+        chain_id=env.chain_id,
+        base_fee_per_gas=env.base_fee,
+        excess_blob_gas=0,
+    )
+
+
+class StateStore:
+    """The node's state database: trie nodes and code by hash, append-only."""
+
+    def __init__(self, data: MutableMapping[bytes, bytes] | None = None) -> None:
+        self.recording = RecordingDB(data if data is not None else {})
+        self.atomic = AtomicDB(self.recording)
+
+    def drain(self) -> dict[bytes, bytes]:
+        return self.recording.drain()
+
+    def load(self, writes: dict[bytes, bytes]) -> None:
+        """Restores writes replayed from the journal (no re-recording)."""
+        self.recording.data.update(writes)
+
+    def scratch(self) -> StateStore:
+        """A store over this one whose writes are discarded (for replays and traces)."""
+        return StateStore(ScratchDB(self.recording.data))  # type: ignore[arg-type]
+
+    def reader(self, root: bytes) -> StateReader:
+        return StateReader(AccountDB(self.atomic, root), self, root)
+
+
+class StateReader:
+    """Read-only view of the state at one root."""
+
+    def __init__(self, accounts: AccountDB, store: StateStore, root: bytes) -> None:
+        self._accounts = accounts
+        self._store = store
+        self.root = root
+
+    def balance(self, address: bytes) -> int:
+        return int(self._accounts.get_balance(address))
+
+    def nonce(self, address: bytes) -> int:
+        return int(self._accounts.get_nonce(address))
+
+    def code(self, address: bytes) -> bytes:
+        return bytes(self._accounts.get_code(address))
+
+    def storage(self, address: bytes, slot: int) -> int:
+        return int(self._accounts.get_storage(address, slot))
+
+    def account(self, address: bytes) -> Account | None:
+        raw = HexaryTrie(self._store.recording.data, self.root).get(keccak(address))
+        if not raw:
+            return None
+        nonce, balance, storage_root, code_hash = rlp.decode(raw)
+        return Account(
+            int.from_bytes(nonce, "big"),
+            int.from_bytes(balance, "big"),
+            bytes(storage_root),
+            bytes(code_hash),
+        )
+
+    def account_proof(self, address: bytes) -> list[bytes]:
+        trie = HexaryTrie(self._store.recording.data, self.root)
+        return [rlp.encode(node) for node in trie.get_proof(keccak(address))]
+
+    def storage_proof(self, storage_root: bytes, slot: int) -> list[bytes]:
+        trie = HexaryTrie(self._store.recording.data, storage_root)
+        key = keccak(slot.to_bytes(32, "big"))
+        return [rlp.encode(node) for node in trie.get_proof(key)]
+
+
+def apply_genesis(
+    store: StateStore, alloc: Sequence[tuple[bytes, int, bytes, dict[int, int]]]
+) -> bytes:
+    """Writes the genesis allocation (address, balance, code, storage); returns the state root."""
+    accounts = AccountDB(store.atomic, BLANK_ROOT)
+    for address, balance, code, storage in alloc:
+        accounts.set_balance(address, balance)
+        if code:
+            accounts.set_code(address, code)
+        for slot, value in storage.items():
+            accounts.set_storage(address, slot, value)
+    accounts.persist()
+    return bytes(accounts.state_root)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A transaction executed in a block: its receipt and the computation tree."""
+
+    receipt: Receipt
+    computation: ComputationAPI
+
+
+class BlockBuilder:
+    """Executes transactions on a parent state one by one and persists once at the end.
+
+    Post-Byzantium receipts carry no intermediate state roots, so the trie is hashed
+    once per block rather than once per transaction.
+    """
+
+    def __init__(
+        self,
+        store: StateStore,
+        parent_root: bytes,
+        env: BlockEnv,
+        state_class: type[PragueState] = PragueState,
+    ) -> None:
+        self.env = env
+        self.state = state_class(store.atomic, _context(env), parent_root)
+        self.gas_used = 0
+
+    def apply(self, tx: Tx) -> Applied:
+        """Executes `tx`; raises InvalidTx when it cannot be included (nonce, funds, gas)."""
+        if self.gas_used + tx.gas > self.env.gas_limit:
+            raise InvalidTx("exceeds block gas limit")
+        if tx.type >= 2 and tx.max_fee < self.env.base_fee:
+            raise InvalidTx(
+                f"max fee per gas less than block base fee: address 0x{tx.sender.hex()}, "
+                f"maxFeePerGas: {tx.max_fee}, baseFee: {self.env.base_fee}"
+            )
+        self.state.lock_changes()
+        snapshot = self.state.snapshot()
+        try:
+            computation = self.state.apply_transaction(tx.evm)
+        except UtilsValidationError as exc:
+            self.state.revert(snapshot)
+            raise InvalidTx(str(exc)) from exc
+        gas = int(PragueVM.finalize_gas_used(tx.evm, computation))
+        self.gas_used += gas
+        return Applied(
+            _receipt(tx, computation, gas, self.gas_used, self.env.base_fee), computation
+        )
+
+    def finish(self) -> bytes:
+        """Persists the block's state changes; returns the new state root."""
+        self.state.persist()
+        return bytes(self.state.state_root)
+
+
+class InvalidTx(Exception):
+    """Raised when a transaction cannot be executed in the block being built."""
+
+
+def _receipt(
+    tx: Tx, computation: ComputationAPI, gas: int, cumulative: int, base_fee: int
+) -> Receipt:
+    status = 0 if computation.is_error else 1
+    evm_receipt = tx.evm.make_receipt(status, cumulative, computation.get_log_entries())
+    logs = tuple(
+        Log(bytes(address), tuple(t.to_bytes(32, "big") for t in topics), bytes(data))
+        for address, topics, data in computation.get_log_entries()
+    )
+    created = None
+    if tx.to is None and status == 1:
+        created = bytes(computation.msg.storage_address)
+    return Receipt(
+        type=tx.type,
+        status=status,
+        cumulative_gas=cumulative,
+        gas_used=gas,
+        logs=logs,
+        bloom=int(evm_receipt.bloom).to_bytes(256, "big"),
+        contract_address=created,
+        effective_gas_price=tx.effective_gas_price(base_fee),
+    )
+
+
+def scratch_state(
+    store: StateStore, root: bytes, env: BlockEnv, state_class: type[PragueState] = PragueState
+) -> PragueState:
+    """A state whose writes are thrown away: for calls, estimates and traces."""
+    return state_class(AtomicDB(ScratchDB(store.recording.data)), _context(env), root)
+
+
+def output_of(computation: ComputationAPI) -> bytes:
+    return bytes(computation.output)
+
+
+def is_revert(computation: ComputationAPI) -> bool:
+    from eth.exceptions import Revert
+
+    return isinstance(getattr(computation, "_error", None), Revert)
+
+
+def error_text(computation: ComputationAPI) -> str | None:
+    err = getattr(computation, "_error", None)
+    return None if err is None else _describe(err)
+
+
+def _describe(err: Any) -> str:
+    from eth import exceptions as ex
+
+    table: list[tuple[type[BaseException], str]] = [
+        (ex.Revert, "execution reverted"),
+        (ex.OutOfGas, "out of gas"),
+        (ex.InsufficientStack, "stack underflow"),
+        (ex.FullStack, "stack limit reached 1024"),
+        (ex.InvalidJumpDestination, "invalid jump destination"),
+        (ex.InvalidInstruction, "invalid opcode"),
+        (ex.StackDepthLimit, "max call depth exceeded"),
+        (ex.WriteProtection, "write protection"),
+        (ex.ContractCreationCollision, "contract address collision"),
+        (ex.InsufficientFunds, "insufficient balance for transfer"),
+        (ex.OutOfBoundsRead, "return data out of bounds"),
+        (ex.ReservedBytesInCode, "invalid code: must not begin with 0xef"),
+    ]
+    for kind, text in table:
+        if isinstance(err, kind):
+            return text
+    return str(err) or type(err).__name__

@@ -1,0 +1,169 @@
+"""The EVM chain's value objects: transactions, logs, receipts, headers and blocks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import rlp
+
+from snowfield.crypto.hashing import keccak
+
+EMPTY_UNCLE_HASH = keccak(rlp.encode([]))
+EMPTY_EXT_DATA_HASH = keccak(rlp.encode(b""))
+ZERO_HASH = b"\x00" * 32
+
+
+@dataclass(frozen=True, slots=True)
+class Tx:
+    """A signed transaction as accepted by the node; `evm` is the execution library's object."""
+
+    hash: bytes
+    raw: bytes
+    type: int
+    sender: bytes
+    nonce: int
+    to: bytes | None
+    value: int
+    gas: int
+    max_fee: int
+    max_priority_fee: int
+    data: bytes
+    chain_id: int | None
+    access_list: tuple[tuple[bytes, tuple[int, ...]], ...]
+    v: int
+    r: int
+    s: int
+    evm: Any = field(compare=False, repr=False)
+
+    def effective_gas_price(self, base_fee: int) -> int:
+        if self.type in (0, 1):
+            return self.max_fee
+        return min(self.max_fee, base_fee + self.max_priority_fee)
+
+    def tip(self, base_fee: int) -> int:
+        return self.effective_gas_price(base_fee) - base_fee
+
+
+@dataclass(frozen=True, slots=True)
+class Log:
+    """One event emitted by a contract."""
+
+    address: bytes
+    topics: tuple[bytes, ...]
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """The outcome of one transaction in a block."""
+
+    type: int
+    status: int
+    cumulative_gas: int
+    gas_used: int
+    logs: tuple[Log, ...]
+    bloom: bytes
+    contract_address: bytes | None
+    effective_gas_price: int
+
+    def encode(self) -> bytes:
+        """Consensus encoding, as committed to by the receipts root."""
+        logs = [[log.address, list(log.topics), log.data] for log in self.logs]
+        body = rlp.encode([self.status, self.cumulative_gas, self.bloom, logs])
+        return body if self.type == 0 else bytes([self.type]) + body
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """A C-Chain block header: the Ethereum fields plus the Avalanche extras, in RLP order."""
+
+    parent_hash: bytes
+    uncle_hash: bytes
+    coinbase: bytes
+    state_root: bytes
+    tx_root: bytes
+    receipt_root: bytes
+    bloom: bytes
+    difficulty: int
+    number: int
+    gas_limit: int
+    gas_used: int
+    timestamp: int
+    extra_data: bytes
+    mix_hash: bytes
+    nonce: bytes
+    ext_data_hash: bytes
+    base_fee: int
+    ext_data_gas_used: int
+    block_gas_cost: int
+    blob_gas_used: int
+    excess_blob_gas: int
+    parent_beacon_root: bytes
+
+    def fields(self) -> list[object]:
+        return [
+            self.parent_hash,
+            self.uncle_hash,
+            self.coinbase,
+            self.state_root,
+            self.tx_root,
+            self.receipt_root,
+            self.bloom,
+            self.difficulty,
+            self.number,
+            self.gas_limit,
+            self.gas_used,
+            self.timestamp,
+            self.extra_data,
+            self.mix_hash,
+            self.nonce,
+            self.ext_data_hash,
+            self.base_fee,
+            self.ext_data_gas_used,
+            self.block_gas_cost,
+            self.blob_gas_used,
+            self.excess_blob_gas,
+            self.parent_beacon_root,
+        ]
+
+    def encode(self) -> bytes:
+        return rlp.encode(self.fields())
+
+    def compute_hash(self) -> bytes:
+        return keccak(self.encode())
+
+    @classmethod
+    def decode(cls, data: bytes) -> Header:
+        items = rlp.decode(data)
+        ints = {7, 8, 9, 10, 11, 16, 17, 18, 19, 20}
+        values = [int.from_bytes(v, "big") if i in ints else bytes(v) for i, v in enumerate(items)]
+        return cls(*values)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """An accepted block with its receipts; `body` is the coreth block RLP."""
+
+    header: Header
+    hash: bytes
+    txs: tuple[Tx, ...]
+    receipts: tuple[Receipt, ...]
+    body: bytes
+    accepted_ns: int
+    ext_data: bytes = b""
+    version: int = 0
+
+    @property
+    def number(self) -> int:
+        return self.header.number
+
+    @property
+    def size(self) -> int:
+        return len(self.body)
+
+
+def encode_block(header: Header, txs: tuple[Tx, ...], ext_data: bytes, version: int) -> bytes:
+    """The coreth block encoding: RLP [header, txs, uncles, version, extData]."""
+    tx_items = [rlp.decode(tx.raw) if tx.type == 0 else tx.raw for tx in txs]
+    return rlp.encode([header.fields(), tx_items, [], version, ext_data])
