@@ -1,4 +1,4 @@
-"""The one error tree of snowfield; wire-neutral (mapped to JSON-RPC codes and REST bodies at the edges)."""
+"""The one error tree of snowfield; wire-neutral, mapped to JSON-RPC and REST at the edges."""
 
 from __future__ import annotations
 

@@ -1,1 +1,1 @@
-"""node"""
+"""The devnet node: owns chains, timers, indexes, health; serves the /ext/... APIs."""

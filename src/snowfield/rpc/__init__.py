@@ -1,1 +1,1 @@
-"""Generic JSON-RPC 2.0: protocol objects, dispatcher, batch limits, the error-code table, a client."""
+"""Generic JSON-RPC 2.0: dispatcher, batch limits, the error-code table, a client."""

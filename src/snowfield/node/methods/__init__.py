@@ -1,1 +1,1 @@
-"""node/methods"""
+"""JSON-RPC methods of the node, one module per namespace."""

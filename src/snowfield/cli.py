@@ -1,0 +1,178 @@
+"""The composition root: `snowfield devnet | ...` builds the parts and starts the servers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import uvicorn
+from rich.console import Console
+from rich.table import Table
+
+from snowfield import logs
+from snowfield.chains.evm.journal import Journal, MemoryJournal
+from snowfield.config import SETTINGS, DevnetSettings
+from snowfield.crypto.keys import DEFAULT_MNEMONIC
+from snowfield.errors import SnowfieldError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+console = Console(stderr=True)
+log = logging.getLogger("snowfield.cli")
+_HELP = {s.name: s for s in SETTINGS}
+
+
+@app.callback()
+def root() -> None:
+    """snowfield: devnet, indexer, data and metrics APIs, signature aggregator."""
+
+
+def _opt(name: str, **kwargs: Any) -> Any:
+    setting = _HELP[name]
+    return typer.Option(f"--{name}", envvar=setting.env, help=setting.help, **kwargs)
+
+
+@app.command()
+def devnet(
+    host: Annotated[str, _opt("host")] = "127.0.0.1",
+    port: Annotated[int, _opt("port")] = 9650,
+    data_dir: Annotated[Path | None, _opt("data-dir")] = None,
+    network_id: Annotated[int, _opt("network-id")] = 12345,
+    chain_id: Annotated[int, _opt("chain-id")] = 43112,
+    block_time: Annotated[float | None, _opt("block-time", min=0.01)] = None,
+    gas_limit: Annotated[int, _opt("gas-limit", min=21_000)] = 15_000_000,
+    mnemonic: Annotated[str, _opt("mnemonic")] = DEFAULT_MNEMONIC,
+    accounts: Annotated[int, _opt("accounts", min=1, max=1000)] = 10,
+    balance: Annotated[int, _opt("balance", min=0)] = 10_000,
+    demo: Annotated[bool, _opt("demo")] = False,
+    index_enabled: Annotated[bool, _opt("index-enabled")] = True,
+    index_allow_incomplete: Annotated[bool, _opt("index-allow-incomplete")] = False,
+    pruning_enabled: Annotated[bool, _opt("pruning-enabled")] = False,
+    historical_proof_query_window: Annotated[
+        int, _opt("historical-proof-query-window", min=0)
+    ] = 43_200,
+    batch_request_limit: Annotated[int, _opt("batch-request-limit", min=1)] = 40,
+    max_request_bytes: Annotated[int, _opt("max-request-bytes", min=1024)] = 5 * 1024 * 1024,
+    health_check_frequency: Annotated[float, _opt("health-check-frequency", min=0.1)] = 30.0,
+    health_min_disk_bytes: Annotated[int, _opt("health-min-disk-bytes", min=0)] = 512 * 1024 * 1024,
+    fsync: Annotated[bool, _opt("fsync")] = False,
+    log_level: Annotated[str, _opt("log-level")] = "info",
+    log_format: Annotated[str, _opt("log-format")] = "text",
+) -> None:
+    """Run a local network node: C-Chain with real EVM execution and the node's /ext APIs."""
+    settings = DevnetSettings(**{k: v for k, v in locals().items()})
+    logs.configure(settings.log_level, settings.log_format)
+    try:
+        asyncio.run(_run_devnet(settings))
+    except SnowfieldError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(1) from None
+
+
+def build_node(settings: DevnetSettings) -> Any:
+    """Opens the journal and index state under the data dir and builds the node."""
+    from snowfield.node.index import IndexState
+    from snowfield.node.journal_file import FileJournal
+    from snowfield.node.node import Node
+
+    journal: Journal
+    if settings.data_dir is not None:
+        work_dir = settings.data_dir
+        journal = FileJournal(work_dir / "C" / "chain.journal", fsync=settings.fsync)
+        index_path: Path | None = work_dir / "index" / "C-block.json"
+    else:
+        work_dir = Path(tempfile.mkdtemp(prefix="snowfield-"))
+        journal = MemoryJournal()
+        index_path = None
+    node = Node(settings, journal, work_dir=work_dir, index_state=IndexState(True, 1))
+    state = IndexState.resolve(
+        index_path,
+        enabled=settings.index_enabled,
+        allow_incomplete=settings.index_allow_incomplete,
+        head=_head_before_start(node),
+    )
+    if settings.index_enabled:
+        from snowfield.node.index import BlockIndex
+
+        node.index = BlockIndex(node.c.chain, state, node.ids.c_chain)
+    return node
+
+
+def _head_before_start(node: Any) -> int:
+    return int(node.c.chain.head.number)
+
+
+async def _run_devnet(settings: DevnetSettings) -> None:
+    from snowfield.node.app import create_node_app
+
+    node = build_node(settings)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_node_app(node),
+            host=settings.host,
+            port=settings.port,
+            log_level="warning",
+            ws_max_size=settings.max_request_bytes,
+            lifespan="on",
+        )
+    )
+    _print_banner(node, settings)
+    tasks = [asyncio.create_task(server.serve())]
+    if settings.demo:
+        tasks.append(asyncio.create_task(_demo(node, settings, server)))
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError):
+        loop.add_signal_handler(signal.SIGTERM, lambda: setattr(server, "should_exit", True))
+    await tasks[0]
+    for task in tasks[1:]:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def _demo(node: Any, settings: DevnetSettings, server: uvicorn.Server) -> None:
+    from snowfield.rpc.client import RpcClient
+    from snowfield.workload.demo import run_demo
+
+    while not server.started:
+        await asyncio.sleep(0.05)
+    url = f"http://{settings.host}:{settings.port}/ext/bc/C/rpc"
+    async with RpcClient(url) as client:
+        await run_demo(
+            client,
+            [k.private_key for k in node.dev_keys],
+            rounds=None,
+            interval=2.0,
+            stop=None,
+            log=lambda line: log.info("demo: %s", line),
+        )
+
+
+def _print_banner(node: Any, settings: DevnetSettings) -> None:
+    base = f"http://{settings.host}:{settings.port}"
+    table = Table(title="Dev accounts (funded at genesis)", show_lines=False)
+    table.add_column("#")
+    table.add_column("address")
+    table.add_column("private key")
+    for i, key in enumerate(node.dev_keys):
+        table.add_row(str(i), key.checksum_address, "0x" + key.private_key.hex())
+    console.print(table)
+    console.print(f"Mnemonic: [bold]{settings.mnemonic}[/bold]")
+    console.print(f"C-Chain RPC:  {base}/ext/bc/C/rpc   (also /ext/bc/{node.ids.c_chain}/rpc)")
+    console.print(f"C-Chain WS:   ws://{settings.host}:{settings.port}/ext/bc/C/ws")
+    console.print(f"Health:       {base}/ext/health   Index: {base}/ext/index/C/block")
+    console.print(f"Metrics:      {base}/ext/metrics")
+    console.print(
+        f"Network id {settings.network_id}, EVM chain id {settings.chain_id}, "
+        + ("automine" if settings.block_time is None else f"block time {settings.block_time}s")
+        + (f", data in {settings.data_dir}" if settings.data_dir else ", in memory")
+    )
+
+
+def main() -> None:
+    app()

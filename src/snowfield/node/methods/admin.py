@@ -1,0 +1,110 @@
+"""The admin API of a chain: profiles written under the node's profile directory, log level,
+VM configuration."""
+
+from __future__ import annotations
+
+import cProfile
+import logging
+import sys
+import threading
+import traceback
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+from snowfield.errors import Conflict, InvalidParams, NotFound
+
+LEVELS = {
+    "trace": 5,
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "error": logging.ERROR,
+    "fatal": logging.CRITICAL,
+    "crit": logging.CRITICAL,
+    "off": logging.CRITICAL + 10,
+    "verbo": 5,
+}
+METHODS = (
+    "startCPUProfiler",
+    "stopCPUProfiler",
+    "memoryProfile",
+    "lockProfile",
+    "setLogLevel",
+    "getVMConfig",
+)
+
+
+class Admin:
+    """Profiling and logging controls; files are cpu.profile, mem.profile, lock.profile."""
+
+    def __init__(self, directory: Path, vm_config: dict[str, Any]) -> None:
+        self.directory = directory
+        self.vm_config = vm_config
+        self._cpu: cProfile.Profile | None = None
+
+    def start_cpu_profiler(self, _: dict[str, Any]) -> dict[str, Any]:
+        if self._cpu is not None:
+            raise Conflict("cpu profiler already running")
+        self._cpu = cProfile.Profile()
+        self._cpu.enable()
+        return {}
+
+    def stop_cpu_profiler(self, _: dict[str, Any]) -> dict[str, Any]:
+        if self._cpu is None:
+            raise NotFound("cpu profiler doesn't exist")
+        self._cpu.disable()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._cpu.dump_stats(str(self.directory / "cpu.profile"))
+        self._cpu = None
+        return {}
+
+    def memory_profile(self, _: dict[str, Any]) -> dict[str, Any]:
+        started_here = not tracemalloc.is_tracing()
+        if started_here:
+            tracemalloc.start()
+        snapshot = tracemalloc.take_snapshot()
+        if started_here:
+            tracemalloc.stop()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        snapshot.dump(str(self.directory / "mem.profile"))
+        return {}
+
+    def lock_profile(self, _: dict[str, Any]) -> dict[str, Any]:
+        # Python has no mutex profiler: the closest useful view is where every thread waits.
+        frames = sys._current_frames()
+        lines = []
+        for thread in threading.enumerate():
+            frame = frames.get(thread.ident or -1)
+            lines.append(f"--- thread {thread.name} ({thread.ident})\n")
+            if frame is not None:
+                lines.extend(traceback.format_stack(frame))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / "lock.profile").write_text("".join(lines))
+        return {}
+
+    def set_log_level(self, params: dict[str, Any]) -> dict[str, Any]:
+        level = params.get("level")
+        if not isinstance(level, str) or level.lower() not in LEVELS:
+            raise InvalidParams(f"failed to parse log level: unknown level {level!r}")
+        logging.getLogger("snowfield").setLevel(LEVELS[level.lower()])
+        return {}
+
+    def get_vm_config(self, _: dict[str, Any]) -> dict[str, Any]:
+        return {"config": self.vm_config}
+
+    def handlers(self) -> dict[str, Any]:
+        bound = [
+            self.start_cpu_profiler,
+            self.stop_cpu_profiler,
+            self.memory_profile,
+            self.lock_profile,
+            self.set_log_level,
+            self.get_vm_config,
+        ]
+        return {f"admin.{name}": fn for name, fn in zip(METHODS, bound, strict=True)}
+
+    @staticmethod
+    def aliases() -> dict[str, str]:
+        """The documented underscore names map onto the dotted names the server uses."""
+        return {f"admin_{name}": f"admin.{name}" for name in METHODS}

@@ -1,0 +1,126 @@
+"""An EVM chain at work inside the node: its writer thread, block timer, filters and
+subscriptions."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from snowfield.chains.evm.chain import EvmChain
+from snowfield.chains.evm.model import Block, Tx
+from snowfield.errors import NotFound
+from snowfield.node.filters import FilterRegistry
+from snowfield.node.methods.params import BlockRef
+from snowfield.node.subscriptions import SubscriptionHub
+
+log = logging.getLogger("snowfield.node")
+T = TypeVar("T")
+
+
+class EvmRuntime:
+    """Runs one EvmChain: writes on one thread, heavy reads on a small pool."""
+
+    def __init__(
+        self,
+        chain: EvmChain,
+        *,
+        blockchain_id: str,
+        block_time: float | None = None,
+    ) -> None:
+        self.chain = chain
+        self.blockchain_id = blockchain_id
+        self.block_time = block_time
+        self.automine = block_time is None
+        self.filters = FilterRegistry()
+        self.hub = SubscriptionHub()
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"chain-{chain.config.alias}")
+        self._readers = ThreadPoolExecutor(2, thread_name_prefix=f"exec-{chain.config.alias}")
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.Task[None] | None = None
+        self.block_listeners: list[Callable[[Block], None]] = []
+        chain.subscribe(self._on_block_thread)
+
+    @property
+    def alias(self) -> str:
+        return self.chain.config.alias
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        if self.block_time is not None:
+            self._timer = asyncio.create_task(self._mine_every(self.block_time))
+
+    async def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            await asyncio.gather(self._timer, return_exceptions=True)
+        self._writer.shutdown(wait=True)
+        self._readers.shutdown(wait=True)
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._writer, fn, *args)
+
+    async def compute(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
+
+    async def send_raw(self, raw: bytes) -> Tx:
+        tx = await self.write(self._submit, raw)
+        self.filters.on_pending(tx.hash)
+        self.hub.publish_pending(tx)
+        return tx
+
+    def _submit(self, raw: bytes) -> Tx:
+        tx = self.chain.submit(raw)
+        if self.automine:
+            self.chain.mine()
+        return tx
+
+    async def mine(self, timestamp: int | None = None) -> Block | None:
+        return await self.write(lambda: self.chain.mine(allow_empty=True, timestamp=timestamp))
+
+    async def _mine_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                await self.write(self.chain.mine)
+            except Exception:
+                log.exception("interval block production failed")
+
+    def _on_block_thread(self, block: Block) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._on_block, block)
+        else:
+            self._on_block(block)
+
+    def _on_block(self, block: Block) -> None:
+        self.hub.publish_block(block)
+        for listener in self.block_listeners:
+            listener(block)
+
+    def resolve(self, ref: BlockRef) -> Block:
+        """The block a tag, number or hash names; NotFound("header not found") otherwise."""
+        block = self.find(ref)
+        if block is None:
+            raise NotFound("header not found")
+        return block
+
+    def find(self, ref: BlockRef) -> Block | None:
+        chain = self.chain
+        if ref.hash is not None:
+            return chain.block_by_hash(ref.hash)
+        if ref.number is not None:
+            return chain.block(ref.number)
+        if ref.tag == "earliest":
+            return chain.block(0)
+        return chain.head
+
+    def number_of(self, ref: BlockRef) -> int:
+        """The height a filter bound names (tags resolve against the current head)."""
+        if ref.number is not None:
+            return ref.number
+        if ref.tag == "earliest":
+            return 0
+        return self.chain.head.number

@@ -1,0 +1,99 @@
+"""WebSocket subscriptions (eth_subscribe): newHeads, logs, newPendingTransactions."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from snowfield.chains.evm.model import Block, Tx
+from snowfield.node.logfilter import LogCriteria, matching_logs
+from snowfield.node.methods.render import header_json, log_json, tx_json
+
+Send = Callable[[bytes], None]
+MAX_QUEUED = 10_000
+
+
+class Connection:
+    """One WebSocket client: its outgoing queue and its subscriptions."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=MAX_QUEUED)
+        self.subscriptions: set[str] = set()
+        self.overflowed = False
+
+    def push(self, message: bytes) -> None:
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            # A client that does not read loses its connection rather than our memory.
+            self.overflowed = True
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    ident: str
+    kind: str
+    connection: Connection
+    criteria: LogCriteria | None = None
+    full_txs: bool = False
+
+
+class SubscriptionHub:
+    """Fans accepted blocks and pending transactions out to subscribers (event-loop thread)."""
+
+    def __init__(self) -> None:
+        self._subs: dict[str, Subscription] = {}
+
+    def add(
+        self,
+        kind: str,
+        conn: Connection,
+        criteria: LogCriteria | None = None,
+        full_txs: bool = False,
+    ) -> str:
+        ident = "0x" + secrets.token_hex(16)
+        self._subs[ident] = Subscription(ident, kind, conn, criteria, full_txs)
+        conn.subscriptions.add(ident)
+        return ident
+
+    def remove(self, ident: str, conn: Connection) -> bool:
+        sub = self._subs.get(ident)
+        if sub is None or sub.connection is not conn:
+            return False
+        del self._subs[ident]
+        conn.subscriptions.discard(ident)
+        return True
+
+    def drop_connection(self, conn: Connection) -> None:
+        for ident in list(conn.subscriptions):
+            self._subs.pop(ident, None)
+        conn.subscriptions.clear()
+
+    def publish_block(self, block: Block) -> None:
+        head: dict[str, Any] | None = None
+        for sub in list(self._subs.values()):
+            if sub.kind == "newHeads":
+                head = head or header_json(block)
+                _notify(sub, head)
+            elif sub.kind == "logs" and sub.criteria is not None:
+                for log, tx_index, log_index in matching_logs(block, sub.criteria):
+                    _notify(sub, log_json(log, block, block.txs[tx_index], tx_index, log_index))
+
+    def publish_pending(self, tx: Tx) -> None:
+        for sub in list(self._subs.values()):
+            if sub.kind == "newPendingTransactions":
+                _notify(sub, tx_json(tx) if sub.full_txs else "0x" + tx.hash.hex())
+
+
+def _notify(sub: Subscription, result: Any) -> None:
+    message = {
+        "jsonrpc": "2.0",
+        "method": "eth_subscription",
+        "params": {"subscription": sub.ident, "result": result},
+    }
+    sub.connection.push(orjson.dumps(message))

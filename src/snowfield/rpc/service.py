@@ -1,0 +1,96 @@
+"""JSON-RPC in avalanchego's manner (gorilla/rpc): `service.method`, one object param,
+errors as -32000 with `data: null`, HTTP 200 even for errors, no batches."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from snowfield.errors import SnowfieldError
+
+log = logging.getLogger("snowfield.rpc")
+
+ServiceHandler = Callable[[dict[str, Any]], Any]
+UNMARSHAL = (
+    "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
+    "See documentation for example calls"
+)
+
+
+class ServiceDispatcher:
+    """Serves the methods of avalanchego-style services registered by full name."""
+
+    def __init__(
+        self, methods: Mapping[str, ServiceHandler], aliases: Mapping[str, str] = {}
+    ) -> None:
+        self.methods = dict(methods)
+        self.aliases = dict(aliases)
+        self.services = {name.split(".", 1)[0] for name in self.methods}
+
+    async def handle_bytes(self, body: bytes) -> bytes:
+        try:
+            request = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return _reply(None, error=(-32700, "parse error"))
+        if not isinstance(request, dict):
+            return _reply(None, error=(-32700, "parse error"))
+        ident = request.get("id")
+        if request.get("jsonrpc") != "2.0":
+            return _reply(ident, error=(-32600, "jsonrpc must be 2.0"))
+        try:
+            result = await self.invoke(request.get("method"), request.get("params"))
+        except SnowfieldError as exc:
+            return _reply(ident, error=(-32000, exc.message))
+        except Exception:
+            log.exception("service method %s failed", request.get("method"))
+            return _reply(ident, error=(-32000, "internal error"))
+        return _reply(ident, result=result)
+
+    async def invoke(self, name: Any, params: Any) -> Any:
+        if not isinstance(name, str):
+            raise SnowfieldError('rpc: service/method request ill-formed: ""')
+        name = self.aliases.get(name, name)
+        if "." not in name:
+            raise SnowfieldError(f'rpc: service/method request ill-formed: "{name}"')
+        service, method = name.split(".", 1)
+        if not method or method[0].isupper():
+            raise SnowfieldError("method must start with a non-uppercase letter")
+        shown = f"{service}.{method[0].upper()}{method[1:]}"
+        if service not in self.services:
+            raise SnowfieldError(f'rpc: can\'t find service "{shown}"')
+        handler = self.methods.get(name)
+        if handler is None:
+            raise SnowfieldError(f'rpc: can\'t find method "{shown}"')
+        result = handler(_object_params(params))
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+def _object_params(params: Any) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if isinstance(params, list) and len(params) == 1:
+        params = params[0]
+    if isinstance(params, list) and not params:
+        return {}
+    if not isinstance(params, dict):
+        raise SnowfieldError(UNMARSHAL)
+    return params
+
+
+def _reply(ident: Any, *, result: Any = None, error: tuple[int, str] | None = None) -> bytes:
+    if error is not None:
+        code, message = error
+        body = {
+            "jsonrpc": "2.0",
+            "error": {"code": code, "message": message, "data": None},
+            "id": ident,
+        }
+    else:
+        body = {"jsonrpc": "2.0", "result": result, "id": ident}
+    return orjson.dumps(body)
