@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_account import Account
+from eth_utils import to_checksum_address
 
 Account.enable_unaudited_hdwallet_features()
 
@@ -41,4 +42,6 @@ def key_from_bytes(private_key: bytes) -> DevKey:
 
 def sign_transaction(fields: dict[str, Any], private_key: bytes) -> bytes:
     """Signs an EVM transaction given as eth_account fields; returns the raw bytes."""
+    if fields.get("to"):
+        fields = {**fields, "to": to_checksum_address(fields["to"])}
     return bytes(Account.sign_transaction(fields, private_key).raw_transaction)

@@ -1,45 +1,46 @@
-"""base58 (Bitcoin alphabet) and cb58: base58 of the bytes followed by a 4-byte sha256 checksum."""
+"""Base58 (Bitcoin alphabet) and cb58 = base58(bytes ‖ sha256(bytes)[-4:]), Avalanche's id text form."""
 
 from __future__ import annotations
 
-import hashlib
-
 from snowfield.errors import InvalidParams
+from snowfield.formats.checksum import append_checksum, strip_checksum
 
 ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-_INDEX = {c: i for i, c in enumerate(ALPHABET)}
+_INDEX = {char: value for value, char in enumerate(ALPHABET)}
 
 
-def b58encode(data: bytes) -> str:
-    number = int.from_bytes(data, "big")
-    out = []
+def encode_base58(data: bytes) -> str:
+    """Base58 of data; each leading zero byte becomes a leading '1'."""
+    stripped = data.lstrip(b"\x00")
+    number = int.from_bytes(stripped, "big")
+    digits: list[str] = []
     while number:
-        number, rem = divmod(number, 58)
-        out.append(ALPHABET[rem])
-    zeros = len(data) - len(data.lstrip(b"\x00"))
-    return "1" * zeros + "".join(reversed(out))
+        number, remainder = divmod(number, 58)
+        digits.append(ALPHABET[remainder])
+    return "1" * (len(data) - len(stripped)) + "".join(reversed(digits))
 
 
-def b58decode(text: str) -> bytes:
+def decode_base58(text: str) -> bytes:
+    """Inverse of encode_base58; rejects the empty string and characters outside the alphabet."""
+    # The node's decoder (mr-tron/base58) also refuses a zero-length string.
+    if not text:
+        raise InvalidParams("base58 decoding error")
     number = 0
     for char in text:
-        if char not in _INDEX:
-            raise InvalidParams(f"invalid base58 character {char!r}")
-        number = number * 58 + _INDEX[char]
+        value = _INDEX.get(char)
+        if value is None:
+            raise InvalidParams("base58 decoding error")
+        number = number * 58 + value
     zeros = len(text) - len(text.lstrip("1"))
     body = number.to_bytes((number.bit_length() + 7) // 8, "big") if number else b""
     return b"\x00" * zeros + body
 
 
-def cb58_encode(data: bytes) -> str:
-    return b58encode(data + hashlib.sha256(data).digest()[-4:])
+def encode_cb58(data: bytes) -> str:
+    """cb58 of data: base58(data ‖ last 4 bytes of sha256(data))."""
+    return encode_base58(append_checksum(data))
 
 
-def cb58_decode(text: str) -> bytes:
-    raw = b58decode(text)
-    if len(raw) < 4:
-        raise InvalidParams("cb58 string too short")
-    data, checksum = raw[:-4], raw[-4:]
-    if hashlib.sha256(data).digest()[-4:] != checksum:
-        raise InvalidParams("invalid input checksum")
-    return data
+def decode_cb58(text: str) -> bytes:
+    """Inverse of encode_cb58; raises InvalidParams on bad characters or a bad checksum."""
+    return strip_checksum(decode_base58(text))

@@ -11,8 +11,8 @@ from typing import Any
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.model import Block
 from snowfield.errors import Conflict, InvalidParams, NotFound
-from snowfield.formats.cb58 import cb58_decode, cb58_encode
-from snowfield.formats.hexcheck import encode_hex_checksum, parse_encoding
+from snowfield.formats.cb58 import decode_cb58, encode_cb58
+from snowfield.formats.hexcheck import Encoding, encode, parse_encoding
 from snowfield.formats.proposervm import ProposerBlock
 from snowfield.formats.timefmt import format_rfc3339_nano
 from snowfield.rpc.service import ServiceDispatcher
@@ -106,21 +106,21 @@ class BlockIndex:
 
     def container_id_of(self, block: Block) -> str:
         if block.number < self.first:
-            return cb58_encode(block.hash)
+            return encode_cb58(block.hash)
         self._extend()
-        return cb58_encode(self._ids[block.number - self.first])
+        return encode_cb58(self._ids[block.number - self.first])
 
-    def _container(self, index: int, encoding: str) -> dict[str, Any]:
+    def _container(self, index: int, encoding: Encoding) -> dict[str, Any]:
         self._extend()
         block = self.chain.blocks[self.first + index]
         parent = self._ids[index - 1] if index > 0 else None
         raw = self._wrap(block, parent).encode()
-        shown = encode_hex_checksum(raw) if encoding == "hex" else "0x" + raw.hex()
+        shown = encode(raw, encoding)
         return {
-            "id": cb58_encode(self._ids[index]),
+            "id": encode_cb58(self._ids[index]),
             "bytes": shown,
             "timestamp": format_rfc3339_nano(block.accepted_ns),
-            "encoding": encoding,
+            "encoding": encoding.value,
             "index": str(index),
         }
 
@@ -133,7 +133,7 @@ class BlockIndex:
         if not isinstance(raw_id, str):
             raise InvalidParams("not found")
         try:
-            container_id = cb58_decode(raw_id)
+            container_id = decode_cb58(raw_id)
         except InvalidParams:
             raise NotFound("not found") from None
         self._extend()

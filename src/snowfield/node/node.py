@@ -61,7 +61,7 @@ class Node:
         proofs = ProofPolicy(settings.pruning_enabled, settings.historical_proof_query_window)
         self.evm_rpc = Dispatcher(
             [
-                *web3_net_methods(VERSION, settings.network_id),
+                *web3_net_methods(VERSION, evm_network_id(settings)),
                 *eth_methods(self.c, proofs, [k.address for k in self.dev_keys]),
                 *log_methods(self.c),
                 *personal_methods(self.c, self.keystore),
@@ -169,3 +169,8 @@ def _tags(params: dict[str, Any]) -> list[str]:
 
         raise InvalidParams("tags must be an array of strings")
     return tags
+
+
+def evm_network_id(settings: DevnetSettings) -> int:
+    """net_version: 1 on mainnet and the test network (as the spec says), else the chain id."""
+    return 1 if settings.network_id in (1, 5) else settings.chain_id

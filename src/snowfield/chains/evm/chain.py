@@ -365,15 +365,20 @@ class EvmChain:
             if is_revert(computation):
                 raise _execution_error(computation)
             raise InvalidParams(f"gas required exceeds allowance ({cap})")
-        low = max(TX_GAS - 1, int(computation.get_gas_used()) - 1)
-        # Most calls succeed at used + refund-free margin; try that before bisecting.
+        low = TX_GAS - 1
         while low + 1 < high:
             mid = (low + high) // 2
-            if self._run(args, block, mid).is_error:
-                low = mid
-            else:
+            if self._succeeds(args, block, mid):
                 high = mid
+            else:
+                low = mid
         return high
+
+    def _succeeds(self, args: CallArgs, block: Block, gas: int) -> bool:
+        try:
+            return not self._run(args, block, gas).is_error
+        except InvalidParams:  # below intrinsic gas
+            return False
 
     def _run(self, args: CallArgs, block: Block, gas: int) -> Any:
         # As geth: the call sees the block's own context, with no base fee charged.

@@ -157,6 +157,17 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
     def tx_by_block_number_and_index(ref: p.BlockRef, index: int) -> dict[str, Any] | None:
         return _tx_at(rt.find(ref), index)
 
+    def raw_tx_by_hash(tx_hash: bytes) -> str | None:
+        loc = chain.locate(tx_hash)
+        tx = loc.tx if loc is not None else chain.mempool.by_hash.get(tx_hash)
+        return None if tx is None else hb(tx.raw)
+
+    def raw_tx_by_block_number_and_index(ref: p.BlockRef, index: int) -> str | None:
+        block = rt.find(ref)
+        if block is None or index >= len(block.txs):
+            return None
+        return hb(block.txs[index].raw)
+
     def receipt(tx_hash: bytes) -> dict[str, Any] | None:
         loc = chain.locate(tx_hash)
         return None if loc is None else receipt_json(loc.block, loc.index)
@@ -281,6 +292,15 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             ),
         ),
         Method("eth_getTransactionReceipt", receipt, (Param("hash", p.hash32),)),
+        Method("eth_getRawTransactionByHash", raw_tx_by_hash, (Param("hash", p.hash32),)),
+        Method(
+            "eth_getRawTransactionByBlockNumberAndIndex",
+            raw_tx_by_block_number_and_index,
+            (
+                Param("block", p.block_number),
+                Param("index", p.uint64),
+            ),
+        ),
         Method("eth_getBlockReceipts", block_receipts, (block_ref,)),
         Method(
             "eth_call",

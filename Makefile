@@ -1,0 +1,40 @@
+# snowfield — every target creates/uses .venv; nothing needs to be installed beforehand but Python 3.11.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install up test check fmt bench contracts clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+up: $(STAMP)  ## start the devnet with demo traffic (Ctrl-C to stop)
+	$(BIN)/snowfield devnet --demo --data-dir data/devnet
+
+test: $(STAMP)  ## run the test suite
+	$(BIN)/pytest -q
+
+check: $(STAMP)  ## ruff, mypy, import-linter
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+fmt: $(STAMP)
+	$(BIN)/ruff format src tests bench
+	$(BIN)/ruff check --fix src tests bench
+
+bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run beside it
+	$(BIN)/python bench/devnet.py
+
+contracts:  ## rebuild the demo contract artifacts from contracts/*.sol (needs node + npm)
+	cd contracts && npm ci && node compile.js
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""`python -m snowfield` runs the CLI."""
+
+from snowfield.cli import main
+
+main()
