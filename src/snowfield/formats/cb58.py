@@ -21,10 +21,7 @@ def encode_base58(data: bytes) -> str:
 
 
 def decode_base58(text: str) -> bytes:
-    """Inverse of encode_base58; rejects the empty string and characters outside the alphabet."""
-    # The node's decoder (mr-tron/base58) also refuses a zero-length string.
-    if not text:
-        raise InvalidParams("base58 decoding error")
+    """Inverse of encode_base58; raises InvalidParams on characters outside the alphabet."""
     number = 0
     for char in text:
         value = _INDEX.get(char)
@@ -43,4 +40,7 @@ def encode_cb58(data: bytes) -> str:
 
 def decode_cb58(text: str) -> bytes:
     """Inverse of encode_cb58; raises InvalidParams on bad characters or a bad checksum."""
+    # The node's base58 decoder (mr-tron/base58) refuses a zero-length string outright.
+    if not text:
+        raise InvalidParams("base58 decoding error")
     return strip_checksum(decode_base58(text))

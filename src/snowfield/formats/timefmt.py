@@ -1,14 +1,102 @@
-"""Go's time formats: RFC 3339 with nanoseconds (time.Time JSON) and time.Duration.String()."""
+"""Go's time text forms: RFC 3339 with nanoseconds (time.Time JSON) and time.Duration.String()."""
 
 from __future__ import annotations
 
-import time
+import datetime as dt
+import re
+
+from snowfield.errors import InvalidParams
+
+NS_PER_SECOND = 1_000_000_000
+_EPOCH = dt.datetime(1970, 1, 1)
+# Go's zero time.Time, which the node prints as 0001-01-01T00:00:00Z (e.g. a health check not yet run).
+ZERO_TIME_NS = -62_135_596_800 * NS_PER_SECOND
+
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})"
+)
 
 
-def format_rfc3339_nano(ns: int) -> str:
-    """UTC, up to 9 fractional digits with trailing zeros trimmed: 2021-11-04T00:42:55.01643414Z."""
-    seconds, frac = divmod(ns, 1_000_000_000)
-    base = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
-    if frac:
-        base += "." + f"{frac:09d}".rstrip("0")
-    return base + "Z"
+def format_rfc3339(unix_ns: int, *, utc_offset_seconds: int = 0) -> str:
+    """Go's time.Time JSON form: up to 9 fraction digits, trailing zeros trimmed, `Z` when UTC.
+
+    e.g. 1636000975016434140 → `2021-11-04T00:42:55.01643414Z`; the offset shows local zones.
+    """
+    if utc_offset_seconds % 60 or abs(utc_offset_seconds) >= 24 * 3600:
+        raise InvalidParams("utc offset must be whole minutes within a day")
+    seconds, nanos = divmod(unix_ns, NS_PER_SECOND)
+    try:
+        local = _EPOCH + dt.timedelta(seconds=seconds + utc_offset_seconds)
+    except OverflowError:
+        raise InvalidParams("time out of range for RFC 3339 (years 1-9999)") from None
+    text = (
+        f"{local.year:04d}-{local.month:02d}-{local.day:02d}"
+        f"T{local.hour:02d}:{local.minute:02d}:{local.second:02d}"
+    )
+    if nanos:
+        text += "." + f"{nanos:09d}".rstrip("0")
+    return text + _zone(utc_offset_seconds)
+
+
+def _zone(offset_seconds: int) -> str:
+    if offset_seconds == 0:
+        return "Z"
+    sign = "-" if offset_seconds < 0 else "+"
+    hours, minutes = divmod(abs(offset_seconds) // 60, 60)
+    return f"{sign}{hours:02d}:{minutes:02d}"
+
+
+def parse_rfc3339(text: str) -> int:
+    """Unix nanoseconds of an RFC 3339 time with optional fraction (inverse of format_rfc3339)."""
+    match = _RFC3339.fullmatch(text)
+    if match is None:
+        raise InvalidParams(f"invalid RFC 3339 time {text!r}")
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    fraction, zone = match.group(7) or "", match.group(8)
+    try:
+        local = dt.datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        raise InvalidParams(f"invalid RFC 3339 time {text!r}") from None
+    offset = 0
+    if zone != "Z":
+        hours, minutes = int(zone[1:3]), int(zone[4:6])
+        if hours > 23 or minutes > 59:
+            raise InvalidParams(f"invalid RFC 3339 time zone {zone!r}")
+        offset = (hours * 60 + minutes) * 60 * (-1 if zone[0] == "-" else 1)
+    delta = local - _EPOCH
+    seconds = delta.days * 86_400 + delta.seconds - offset
+    return seconds * NS_PER_SECOND + int(fraction.ljust(9, "0"))
+
+
+def format_duration(ns: int) -> str:
+    """Go's time.Duration.String(): `0s`, `500ns`, `1µs`, `293.098ms`, `1.5s`, `1m2s`, `1h0m0s`."""
+    sign = "-" if ns < 0 else ""
+    magnitude = abs(ns)
+    if magnitude == 0:
+        return "0s"
+    if magnitude < NS_PER_SECOND:
+        # Below a second Go switches to the largest unit that keeps the integer part non-zero.
+        if magnitude < 1_000:
+            return f"{sign}{magnitude}ns"
+        if magnitude < 1_000_000:
+            return f"{sign}{_decimal(magnitude, 3)}\u00b5s"  # U+00B5 MICRO SIGN, as Go writes it
+        return f"{sign}{_decimal(magnitude, 6)}ms"
+    whole_seconds, nanos = divmod(magnitude, NS_PER_SECOND)
+    minutes, seconds = divmod(whole_seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    text = f"{seconds}{_fraction(nanos, 9)}s"
+    if whole_seconds >= 60:
+        text = f"{minutes}m{text}"
+    if hours:
+        text = f"{hours}h{text}"
+    return sign + text
+
+
+def _decimal(value: int, places: int) -> str:
+    whole, part = divmod(value, 10**places)
+    return f"{whole}{_fraction(part, places)}"
+
+
+def _fraction(part: int, places: int) -> str:
+    """`.ddd` of part / 10**places with trailing zeros dropped; empty when part is zero."""
+    return "." + f"{part:0{places}d}".rstrip("0") if part else ""

@@ -13,8 +13,9 @@ from snowfield.chains.evm.model import Block
 from snowfield.errors import Conflict, InvalidParams, NotFound
 from snowfield.formats.cb58 import decode_cb58, encode_cb58
 from snowfield.formats.hexcheck import Encoding, encode, parse_encoding
-from snowfield.formats.proposervm import ProposerBlock
-from snowfield.formats.timefmt import format_rfc3339_nano
+from snowfield.formats.ids import ID
+from snowfield.formats.proposervm import StatelessBlock
+from snowfield.formats.timefmt import format_rfc3339
 from snowfield.rpc.service import ServiceDispatcher
 
 MAX_FETCH = 1024
@@ -96,13 +97,19 @@ class BlockIndex:
         with self._lock:
             while len(self._ids) <= self.last_index():
                 block = self.chain.blocks[self.first + len(self._ids)]
-                container_id = self._wrap(block, self._ids[-1] if self._ids else None).id
+                container_id = self._wrap(block, self._ids[-1] if self._ids else None).id.raw
                 self._by_id[container_id] = len(self._ids)
                 self._ids.append(container_id)
 
-    def _wrap(self, block: Block, parent_id: bytes | None) -> ProposerBlock:
+    def _wrap(self, block: Block, parent_id: bytes | None) -> StatelessBlock:
         parent = parent_id if parent_id is not None else block.header.parent_hash
-        return ProposerBlock(parent, block.header.timestamp, 0, block.body)
+        # Unsigned post-fork blocks: what a single-validator network's proposer builds.
+        return StatelessBlock(
+            parent_id=ID(parent),
+            inner_block=block.body,
+            timestamp=block.header.timestamp,
+            p_chain_height=0,
+        )
 
     def container_id_of(self, block: Block) -> str:
         if block.number < self.first:
@@ -119,7 +126,7 @@ class BlockIndex:
         return {
             "id": encode_cb58(self._ids[index]),
             "bytes": shown,
-            "timestamp": format_rfc3339_nano(block.accepted_ns),
+            "timestamp": format_rfc3339(block.accepted_ns),
             "encoding": encoding.value,
             "index": str(index),
         }

@@ -12,6 +12,7 @@ from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.evm.journal import Journal
 from snowfield.config import DevnetSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
+from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.admin import Admin
@@ -78,9 +79,7 @@ class Node:
         )
         self.admin = Admin(work_dir / "profiles", self.vm_config())
         self.admin_rpc = ServiceDispatcher(self.admin.handlers(), self.admin.aliases())
-        from snowfield.formats.timefmt import format_rfc3339_nano
-
-        self.health = HealthService(format_rfc3339_nano, settings.health_check_frequency)
+        self.health = HealthService(format_rfc3339, settings.health_check_frequency)
         self.health_rpc = ServiceDispatcher(
             {
                 "health.health": lambda p: self.health.health.report(_tags(p)),
