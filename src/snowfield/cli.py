@@ -34,7 +34,8 @@ def root() -> None:
 
 def _opt(name: str, **kwargs: Any) -> Any:
     setting = _HELP[name]
-    return typer.Option(f"--{name}", envvar=setting.env, help=setting.help, **kwargs)
+    flag = f"--{name}/--no-{name}" if isinstance(setting.default, bool) else f"--{name}"
+    return typer.Option(flag, envvar=setting.env, help=setting.help, **kwargs)
 
 
 @app.command()

@@ -104,11 +104,14 @@ class DevnetProcess:
             "warn",
             *self.extra,
         ]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        log_path = self.data_dir.parent / f"devnet-{self.port}.log"
+        with open(log_path, "ab") as log_file:
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log_file)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                err = log_path.read_text(errors="replace")[-4000:]
                 raise RuntimeError(f"devnet exited with {self.proc.returncode}: {err}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(f"{self.base}/ext/health/liveness", timeout=1).status_code == 200:

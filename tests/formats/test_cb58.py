@@ -25,7 +25,10 @@ BASE58_VECTORS = [
     (b"\x00\x00\x01", "112"),
     (b"hello world", "StV1DL6CwTryKyV"),
     # Bitcoin's base58 test vector (base58_encode_decode.json).
-    (bytes.fromhex("00eb15231dfceb60925886b67d065299925915aeb172c06647"), "1NS17iag9jJgTHD1VXjvLCEnZuQ3rJDE9L"),
+    (
+        bytes.fromhex("00eb15231dfceb60925886b67d065299925915aeb172c06647"),
+        "1NS17iag9jJgTHD1VXjvLCEnZuQ3rJDE9L",
+    ),
 ]
 
 
@@ -55,12 +58,14 @@ def test_cb58_round_trip(raw: bytes) -> None:
 def test_cb58_rejects_any_single_character_change(raw: bytes, data: st.DataObject) -> None:
     text = encode_cb58(raw)
     index = data.draw(st.integers(0, len(text) - 1))
-    replacement = data.draw(st.sampled_from("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"))
+    replacement = data.draw(
+        st.sampled_from("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")
+    )
     changed = text[:index] + replacement + text[index + 1 :]
     if changed != text:
-        # Changing a digit changes the number, so either the checksum or the length breaks.
+        # A different digit means different bytes; a 4-byte checksum misses that 1 time in 2**32.
         with pytest.raises(InvalidParams):
-            assert decode_cb58(changed) != raw
+            decode_cb58(changed)
 
 
 @pytest.mark.parametrize(

@@ -25,10 +25,14 @@ def test_transactions_wait_in_the_pool_until_the_block(slow: RunningNode) -> Non
     start = w3.eth.block_number
     nonce = w3.eth.get_transaction_count(DEV0)
     hashes = [
-        w3.eth.send_transaction({"from": DEV0, "to": DEV1, "value": 1, "nonce": nonce + i, "gas": 21000})
+        w3.eth.send_transaction(
+            {"from": DEV0, "to": DEV1, "value": 1, "nonce": nonce + i, "gas": 21000}
+        )
         for i in range(3)
     ]
-    future = w3.eth.send_transaction({"from": DEV0, "to": DEV1, "value": 1, "nonce": nonce + 10, "gas": 21000})
+    future = w3.eth.send_transaction(
+        {"from": DEV0, "to": DEV1, "value": 1, "nonce": nonce + 10, "gas": 21000}
+    )
     status = w3.provider.make_request("txpool_status", [])["result"]
     assert status == {"pending": "0x3", "queued": "0x1"}
     content = w3.provider.make_request("txpool_content", [])["result"]
@@ -40,7 +44,10 @@ def test_transactions_wait_in_the_pool_until_the_block(slow: RunningNode) -> Non
     receipts = [w3.eth.wait_for_transaction_receipt(h, timeout=10) for h in hashes]
     assert {r["blockNumber"] for r in receipts} == {start + 1}
     assert w3.eth.get_transaction(future)["blockNumber"] is None
-    assert w3.provider.make_request("txpool_status", [])["result"] == {"pending": "0x0", "queued": "0x1"}
+    assert w3.provider.make_request("txpool_status", [])["result"] == {
+        "pending": "0x0",
+        "queued": "0x1",
+    }
 
 
 def test_time_control(slow: RunningNode) -> None:

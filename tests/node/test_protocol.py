@@ -18,7 +18,9 @@ def post(devnet: RunningNode, body: Any, **kwargs: Any) -> httpx.Response:
 
 
 def call(devnet: RunningNode, method: str, *params: Any) -> dict[str, Any]:
-    reply: dict[str, Any] = post(devnet, {"jsonrpc": "2.0", "id": 7, "method": method, "params": list(params)}).json()
+    reply: dict[str, Any] = post(
+        devnet, {"jsonrpc": "2.0", "id": 7, "method": method, "params": list(params)}
+    ).json()
     assert reply["id"] == 7 and reply["jsonrpc"] == "2.0"
     return reply
 
@@ -37,12 +39,18 @@ def test_batch_answers_in_order_and_skips_notifications(devnet: RunningNode) -> 
 def test_batch_limit(devnet: RunningNode) -> None:
     body = [{"jsonrpc": "2.0", "id": i, "method": "eth_chainId"} for i in range(41)]
     (reply,) = post(devnet, body).json()
-    assert reply == {"jsonrpc": "2.0", "id": 0, "error": {"code": -32600, "message": "batch too large"}}
+    assert reply == {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "error": {"code": -32600, "message": "batch too large"},
+    }
     assert len(post(devnet, body[:40]).json()) == 40
 
 
 def test_envelope_errors(devnet: RunningNode) -> None:
-    reply = httpx.post(devnet.rpc, content=b"{nope", headers={"content-type": "application/json"}).json()
+    reply = httpx.post(
+        devnet.rpc, content=b"{nope", headers={"content-type": "application/json"}
+    ).json()
     assert reply["error"] == {"code": -32700, "message": "parse error"} and reply["id"] is None
     assert post(devnet, []).json()["error"] == {"code": -32600, "message": "empty batch"}
     assert post(devnet, {"jsonrpc": "2.0", "id": 1}).json()["error"]["code"] == -32600
@@ -56,7 +64,9 @@ def test_method_and_param_errors(devnet: RunningNode) -> None:
     assert err == {"code": -32601, "message": "the method eth_nope does not exist/is not available"}
     err = call(devnet, "eth_getBalance", "0x12", "latest")["error"]
     assert err["code"] == -32602
-    assert err["message"] == "invalid argument 0: hex string has length 2, want 40 for common.Address"
+    assert (
+        err["message"] == "invalid argument 0: hex string has length 2, want 40 for common.Address"
+    )
     err = call(devnet, "eth_getBalance", "f39fd6e51aad88f6f4ce6ab8827279cfffb92266")["error"]
     assert err["message"] == "invalid argument 0: hex string without 0x prefix"
     err = call(devnet, "eth_getBlockByNumber", "0x01", False)["error"]
@@ -65,24 +75,45 @@ def test_method_and_param_errors(devnet: RunningNode) -> None:
     assert err["message"] == "missing value for required argument 0"
     err = call(devnet, "eth_chainId", 1)["error"]
     assert err["message"] == "too many arguments, want at most 0"
-    err = post(devnet, {"jsonrpc": "2.0", "id": 1, "method": "eth_getBalance", "params": {"a": 1}}).json()["error"]
+    err = post(
+        devnet, {"jsonrpc": "2.0", "id": 1, "method": "eth_getBalance", "params": {"a": 1}}
+    ).json()["error"]
     assert err == {"code": -32602, "message": "non-array args"}
-    assert call(devnet, "eth_getBalance", "0x" + "00" * 20, "0xffffff")["error"]["message"] == "header not found"
+    assert (
+        call(devnet, "eth_getBalance", "0x" + "00" * 20, "0xffffff")["error"]["message"]
+        == "header not found"
+    )
     assert call(devnet, "eth_getBlockByNumber", "0xffffff", False)["result"] is None
 
 
 def raw_tx(nonce: int, key: Any = KEY0, **fields: Any) -> str:
-    tx = {"to": "0x2222222222222222222222222222222222222222", "value": 1, "gas": 21000,
-          "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 10**9, "nonce": nonce,
-          "chainId": 43112, "type": 2, **fields}
+    tx = {
+        "to": "0x2222222222222222222222222222222222222222",
+        "value": 1,
+        "gas": 21000,
+        "maxFeePerGas": 10**11,
+        "maxPriorityFeePerGas": 10**9,
+        "nonce": nonce,
+        "chainId": 43112,
+        "type": 2,
+        **fields,
+    }
     return "0x" + bytes(Account.sign_transaction(tx, key).raw_transaction).hex()
 
 
 def test_transaction_rejections_have_geth_messages(devnet: RunningNode) -> None:
-    nonce = int(call(devnet, "eth_getTransactionCount", Account.from_key(KEY0).address, "pending")["result"], 16)
+    nonce = int(
+        call(devnet, "eth_getTransactionCount", Account.from_key(KEY0).address, "pending")[
+            "result"
+        ],
+        16,
+    )
     assert "result" in call(devnet, "eth_sendRawTransaction", raw_tx(nonce))
     err = call(devnet, "eth_sendRawTransaction", raw_tx(nonce))["error"]
-    assert err["code"] == -32000 and err["message"] in ("already known", f"nonce too low: next nonce {nonce + 1}, tx nonce {nonce}")
+    assert err["code"] == -32000 and err["message"] in (
+        "already known",
+        f"nonce too low: next nonce {nonce + 1}, tx nonce {nonce}",
+    )
     err = call(devnet, "eth_sendRawTransaction", raw_tx(nonce, value=2))["error"]
     assert err["message"] == f"nonce too low: next nonce {nonce + 1}, tx nonce {nonce}"
     err = call(devnet, "eth_sendRawTransaction", raw_tx(nonce + 1, gas=20000))["error"]
@@ -91,15 +122,24 @@ def test_transaction_rejections_have_geth_messages(devnet: RunningNode) -> None:
     assert err["message"] == "invalid chain id for signer: have 1 want 43112"
     poor = Account.create()
     err = call(devnet, "eth_sendRawTransaction", raw_tx(0, key=poor.key))["error"]
-    assert err["message"].startswith(f"insufficient funds for gas * price + value: address {poor.address.lower()}")
+    assert err["message"].startswith(
+        f"insufficient funds for gas * price + value: address {poor.address.lower()}"
+    )
     err = call(devnet, "eth_sendRawTransaction", "0x1234")["error"]
     assert err["code"] == -32000
-    err = call(devnet, "eth_sendRawTransaction", raw_tx(nonce + 1, maxFeePerGas=1, maxPriorityFeePerGas=1))["error"]
+    err = call(
+        devnet, "eth_sendRawTransaction", raw_tx(nonce + 1, maxFeePerGas=1, maxPriorityFeePerGas=1)
+    )["error"]
     assert err["message"].startswith("max fee per gas less than block base fee")
 
 
 def test_request_size_limit_and_content_type(devnet: RunningNode) -> None:
-    big = {"jsonrpc": "2.0", "id": 1, "method": "web3_sha3", "params": ["0x" + "00" * (6 * 1024 * 1024)]}
+    big = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "web3_sha3",
+        "params": ["0x" + "00" * (6 * 1024 * 1024)],
+    }
     assert post(devnet, big).status_code == 413
     wrong = httpx.post(devnet.rpc, content=b"{}", headers={"content-type": "text/plain"})
     assert wrong.status_code == 415
