@@ -70,7 +70,7 @@ class Receipt:
     def encode(self) -> bytes:
         """Consensus encoding, as committed to by the receipts root."""
         logs = [[log.address, list(log.topics), log.data] for log in self.logs]
-        body = rlp.encode([self.status, self.cumulative_gas, self.bloom, logs])
+        body: bytes = rlp.encode([self.status, self.cumulative_gas, self.bloom, logs])
         return body if self.type == 0 else bytes([self.type]) + body
 
 
@@ -128,7 +128,8 @@ class Header:
         ]
 
     def encode(self) -> bytes:
-        return rlp.encode(self.fields())
+        encoded: bytes = rlp.encode(self.fields())
+        return encoded
 
     def compute_hash(self) -> bytes:
         return keccak(self.encode())
@@ -137,7 +138,9 @@ class Header:
     def decode(cls, data: bytes) -> Header:
         items = rlp.decode(data)
         ints = {7, 8, 9, 10, 11, 16, 17, 18, 19, 20}
-        values = [int.from_bytes(v, "big") if i in ints else bytes(v) for i, v in enumerate(items)]
+        values: list[Any] = [
+            int.from_bytes(v, "big") if i in ints else bytes(v) for i, v in enumerate(items)
+        ]
         return cls(*values)
 
 
@@ -166,4 +169,5 @@ class Block:
 def encode_block(header: Header, txs: tuple[Tx, ...], ext_data: bytes, version: int) -> bytes:
     """The coreth block encoding: RLP [header, txs, uncles, version, extData]."""
     tx_items = [rlp.decode(tx.raw) if tx.type == 0 else tx.raw for tx in txs]
-    return rlp.encode([header.fields(), tx_items, [], version, ext_data])
+    encoded: bytes = rlp.encode([header.fields(), tx_items, [], version, ext_data])
+    return encoded

@@ -12,7 +12,7 @@ _VERSION = 1
 
 
 def encode(block: Block, writes: dict[bytes, bytes]) -> bytes:
-    return rlp.encode(
+    record: bytes = rlp.encode(
         [
             _VERSION,
             block.header.encode(),
@@ -25,6 +25,7 @@ def encode(block: Block, writes: dict[bytes, bytes]) -> bytes:
             block.version,
         ]
     )
+    return record
 
 
 def decode(record: bytes, chain_id: int) -> tuple[Block, dict[bytes, bytes]]:

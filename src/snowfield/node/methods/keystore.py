@@ -24,7 +24,7 @@ class _Entry:
 class Keystore:
     """Dev accounts are always unlocked (as anvil's); imported keys need their passphrase."""
 
-    def __init__(self, dev_keys: list[DevKey], clock: type[time.time] | None = None) -> None:
+    def __init__(self, dev_keys: list[DevKey]) -> None:
         self._entries: dict[bytes, _Entry] = {}
         for key in dev_keys:
             salt = os.urandom(16)

@@ -88,7 +88,7 @@ class StateStore:
 
     def scratch(self) -> StateStore:
         """A store over this one whose writes are discarded (for replays and traces)."""
-        return StateStore(ScratchDB(self.recording.data))  # type: ignore[arg-type]
+        return StateStore(ScratchDB(self.recording.data))
 
     def reader(self, root: bytes) -> StateReader:
         return StateReader(AccountDB(self.atomic, root), self, root)

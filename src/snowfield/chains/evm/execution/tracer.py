@@ -49,7 +49,7 @@ class TracingComputation(PragueComputation):
     def apply_child_computation(self, child_msg: MessageAPI) -> ComputationAPI:
         kind = self.trace_kind
         child = self.generate_child_computation(child_msg)
-        child.frame_kind = kind  # type: ignore[attr-defined]
+        child.frame_kind = kind
         self.add_child_computation(child)
         return child
 
