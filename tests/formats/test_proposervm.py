@@ -185,7 +185,7 @@ def test_truncation_is_refused(block: ProposerBlock, data: st.DataObject) -> Non
         (bytes.fromhex(UNSIGNED_HEX) + b"\x00", "trailing buffer space"),
         (bytes.fromhex(OPTION_HEX) + b"\x00", "trailing buffer space"),
         (bytes.fromhex("0001" + UNSIGNED_HEX[4:]), "unknown codec version"),
-        (bytes.fromhex("0000" "00000003" + PARENT_HEX), "unknown proposervm block type id 3"),
+        (bytes.fromhex("000000000003" + PARENT_HEX), "unknown proposervm block type id 3"),
         (bytes([0, 1, 2, 3, 4, 5]), "unknown codec version"),  # avalanchego's TestParseGibberish
         (b"", "couldn't unpack codec version"),
     ],

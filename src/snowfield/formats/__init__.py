@@ -1,1 +1,1 @@
-"""Pure encode/decode of Avalanche wire formats: ids, cb58, hex, bech32, the linear codec, blocks."""
+"""Pure encode/decode of Avalanche wire formats: ids, cb58, hex, bech32, codec, blocks."""

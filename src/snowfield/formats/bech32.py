@@ -142,7 +142,10 @@ class ParsedAddress:
 
 
 def format_address(chain_alias: str, hrp: str, short_id: bytes) -> str:
-    """`<chain_alias>-<bech32(hrp, short_id)>`, e.g. `X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u`."""
+    """`<chain_alias>-<bech32(hrp, short_id)>`: `X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u`.
+
+    The HRP is lower-cased; the short id is usually 20 bytes but any length encodes.
+    """
     # A separator inside the alias would make the address parse back to a different alias.
     if ADDRESS_SEPARATOR in chain_alias:
         raise InvalidParams(f"chain alias {chain_alias!r} must not contain {ADDRESS_SEPARATOR!r}")

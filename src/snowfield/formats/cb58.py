@@ -1,4 +1,4 @@
-"""Base58 (Bitcoin alphabet) and cb58 = base58(bytes ‖ sha256(bytes)[-4:]), Avalanche's id text form."""
+"""Base58 (Bitcoin alphabet) and cb58 = base58(bytes ‖ sha256(bytes)[-4:]), the id text form."""
 
 from __future__ import annotations
 

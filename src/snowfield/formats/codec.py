@@ -1,4 +1,4 @@
-"""Primitives of avalanchego's linear codec: big-endian ints, bools, fixed and sized bytes, lists."""
+"""Primitives of avalanchego's linear codec: big-endian ints, bools, raw and sized bytes, lists."""
 
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ class Unpacker:
         return [unpack_one(self) for _ in range(count)]
 
     def version(self, expected: int = CODEC_VERSION) -> int:
-        """Read the u16 codec version that opens every top-level message; only `expected` is known."""
+        """Read the u16 version opening every top-level message; only `expected` is known."""
         if self.remaining < 2:
             raise InvalidParams("couldn't unpack codec version")
         found = self.u16()

@@ -1,4 +1,4 @@
-"""The node's `encoding` parameter and its hex forms: `0x` + hex of bytes ‖ checksum, or no checksum."""
+"""The node's `encoding` parameter and hex forms: `0x` + hex of bytes ‖ checksum, or unchecked."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def parse_encoding(value: object) -> Encoding:
     """The `encoding` request parameter: omitted/None → hex; case-insensitive; json is refused."""
     if value is None:
         return Encoding.HEX
-    name = value.lower() if isinstance(value, str) else None
+    name = value.lower() if isinstance(value, str) else ""
     if name == "json":
         # The node knows json but cannot return raw bytes in it, hence its own message.
         raise InvalidParams("unsupported encoding in method")
@@ -48,7 +48,7 @@ def encode_hex(data: bytes) -> str:
 
 
 def decode_hex(text: str) -> bytes:
-    """Inverse of encode_hex; raises InvalidParams with the node's texts (`invalid input checksum`)."""
+    """Inverse of encode_hex; InvalidParams with the node's texts (`invalid input checksum`)."""
     # The node returns no bytes for an empty string before any prefix or checksum check.
     if not text:
         return b""

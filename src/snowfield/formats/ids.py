@@ -1,4 +1,4 @@
-"""32-byte IDs, 20-byte short ids and node ids, private-key strings, and well-known Avalanche ids."""
+"""32-byte IDs, 20-byte short ids and node ids, private-key strings, and the well-known ids."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ProposerVM block wrapper around P/X/C blocks: statelessBlock, its Granite form, and option."""
+"""The ProposerVM wrapper around P/X/C blocks: statelessBlock, its Granite form, and option."""
 
 from __future__ import annotations
 

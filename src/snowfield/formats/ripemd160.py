@@ -88,7 +88,7 @@ def _compress(h: tuple[int, ...], block: bytes) -> tuple[int, ...]:
 
 
 def pure_ripemd160(data: bytes) -> bytes:
-    """RIPEMD-160 in pure Python, for OpenSSL builds (3.x without the legacy provider) lacking it."""
+    """RIPEMD-160 in pure Python, for OpenSSL 3 builds without the legacy provider."""
     # MD4-style padding: 0x80, zeros to 56 mod 64, then the bit length as a little-endian u64.
     padded = data + b"\x80" + b"\x00" * ((55 - len(data)) % 64) + struct.pack("<Q", 8 * len(data))
     h: tuple[int, ...] = _INITIAL

@@ -9,7 +9,7 @@ from snowfield.errors import InvalidParams
 
 NS_PER_SECOND = 1_000_000_000
 _EPOCH = dt.datetime(1970, 1, 1)
-# Go's zero time.Time, which the node prints as 0001-01-01T00:00:00Z (e.g. a health check not yet run).
+# Go's zero time.Time, printed 0001-01-01T00:00:00Z (e.g. by a health check that has not yet run).
 ZERO_TIME_NS = -62_135_596_800 * NS_PER_SECOND
 
 _RFC3339 = re.compile(

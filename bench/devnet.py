@@ -1,0 +1,188 @@
+"""Devnet throughput: eth_sendRawTransaction one at a time, ours against anvil in the same run.
+
+Automine (every transaction mined before the call returns) and interval mode (blocks every
+--block-time seconds). Prints tx/s for each and the ratio ours/anvil. Loopback only; every
+loop is bounded in count and time.
+
+    python bench/devnet.py [--txs 2000] [--block-time 0.5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+from eth_account import Account
+
+ROOT = Path(__file__).resolve().parent.parent
+ANVIL_DIR = ROOT / ".bench"
+KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+TIME_LIMIT = 300.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def anvil_binary() -> Path | None:
+    """npm's @foundry-rs/anvil-linux-amd64, installed under .bench/ on first use."""
+    binary = ANVIL_DIR / "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
+    if binary.exists():
+        return binary
+    if shutil.which("npm") is None:
+        return None
+    ANVIL_DIR.mkdir(exist_ok=True)
+    subprocess.run(
+        ["npm", "install", "--silent", "--no-audit", "--no-fund", "@foundry-rs/anvil-linux-amd64"],
+        cwd=ANVIL_DIR,
+        check=False,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return binary if binary.exists() else None
+
+
+def rpc(client: httpx.Client, url: str, method: str, *params: object) -> object:
+    reply = client.post(
+        url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+    ).json()
+    if "error" in reply:
+        raise RuntimeError(f"{method}: {reply['error']}")
+    return reply["result"]
+
+
+@contextlib.contextmanager
+def running(cmd: list[str], url: str) -> Iterator[None]:
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        with httpx.Client(timeout=2) as client:
+            while True:
+                with contextlib.suppress(httpx.HTTPError, RuntimeError):
+                    rpc(client, url, "eth_chainId")
+                    break
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError(f"{cmd[0]} did not start")
+                time.sleep(0.1)
+        yield
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def signed(chain_id: int, count: int) -> list[str]:
+    txs = []
+    for nonce in range(count):
+        tx = {
+            "to": "0x" + "44" * 20,
+            "value": 1,
+            "gas": 21000,
+            "maxFeePerGas": 10**11,
+            "maxPriorityFeePerGas": 10**9,
+            "nonce": nonce,
+            "chainId": chain_id,
+            "type": 2,
+        }
+        txs.append("0x" + bytes(Account.sign_transaction(tx, KEY).raw_transaction).hex())
+    return txs
+
+
+def measure(url: str, txs: list[str]) -> float:
+    """Sends each transaction and waits for the last receipt; returns tx/s."""
+    with httpx.Client(timeout=60) as client:
+        started = time.perf_counter()
+        last = None
+        for raw in txs:
+            last = rpc(client, url, "eth_sendRawTransaction", raw)
+            if time.perf_counter() - started > TIME_LIMIT:
+                raise RuntimeError("time limit exceeded")
+        while rpc(client, url, "eth_getTransactionReceipt", last) is None:
+            if time.perf_counter() - started > TIME_LIMIT:
+                raise RuntimeError("time limit exceeded")
+            time.sleep(0.005)
+        elapsed = time.perf_counter() - started
+    return len(txs) / elapsed
+
+
+def ours(count: int, block_time: float | None) -> float:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/ext/bc/C/rpc"
+    with tempfile.TemporaryDirectory() as data:
+        cmd = [
+            sys.executable,
+            "-m",
+            "snowfield",
+            "devnet",
+            "--port",
+            str(port),
+            "--data-dir",
+            data,
+            "--log-level",
+            "warn",
+            "--gas-limit",
+            "30000000",
+        ]
+        if block_time is not None:
+            cmd += ["--block-time", str(block_time)]
+        with running(cmd, url):
+            return measure(url, signed(43112, count))
+
+
+def anvil(binary: Path, count: int, block_time: float | None) -> float:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    cmd = [
+        str(binary),
+        "--port",
+        str(port),
+        "--host",
+        "127.0.0.1",
+        "--silent",
+        "--chain-id",
+        "31337",
+    ]
+    if block_time is not None:
+        cmd += ["--block-time", str(block_time)]
+    with running(cmd, url):
+        return measure(url, signed(31337, count))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--txs", type=int, default=2000)
+    parser.add_argument("--block-time", type=float, default=1.0)
+    args = parser.parse_args()
+    binary = anvil_binary()
+    rows = []
+    for label, block_time in (
+        ("automine", None),
+        (f"interval {args.block_time}s", args.block_time),
+    ):
+        mine = ours(args.txs, block_time)
+        base = anvil(binary, args.txs, block_time) if binary else None
+        rows.append((label, mine, base))
+    print(f"{'mode':<16}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}")
+    for label, mine, base in rows:
+        ratio = f"{mine / base:.2f}x" if base else "n/a"
+        base_text = f"{base:,.0f}" if base else "unavailable"
+        print(f"{label:<16}{mine:>16,.0f}{base_text:>14}{ratio:>9}")
+    print(f"(transactions per run: {args.txs}; cores: {os.cpu_count()})")
+
+
+if __name__ == "__main__":
+    main()
