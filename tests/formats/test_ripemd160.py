@@ -69,3 +69,13 @@ def test_pure_agrees_with_openssl(message: bytes) -> None:
 def test_hash160_is_ripemd160_of_sha256() -> None:
     data = b"snowfield"
     assert hash160(data) == pure_ripemd160(hashlib.sha256(data).digest())
+
+
+def test_falls_back_to_pure_python_without_openssl(monkeypatch: pytest.MonkeyPatch) -> None:
+    from snowfield.formats import ripemd160 as module
+
+    def no_ripemd160(name: str, *args: object) -> object:
+        raise ValueError(f"unsupported hash type {name}")
+
+    monkeypatch.setattr(hashlib, "new", no_ripemd160)
+    assert module._pick() is pure_ripemd160
