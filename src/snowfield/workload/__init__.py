@@ -1,1 +1,1 @@
-"""workload"""
+"""Demo traffic for a devnet and the demo contracts it deploys."""
