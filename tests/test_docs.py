@@ -29,5 +29,7 @@ def test_every_method_is_documented() -> None:
         node = running.node
         names = set(node.evm_rpc.methods) | set(node.admin_rpc.methods)
         names |= set(node.health_rpc.methods) | set(node.index.service.methods)
-    missing = sorted(name for name in names if f"`{name}`" not in text and f"`{name.split('.')[-1]}" not in text)
+    missing = sorted(
+        name for name in names if f"`{name}`" not in text and f"`{name.split('.')[-1]}" not in text
+    )
     assert missing == []

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 import signal
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -82,12 +81,11 @@ def build_node(settings: DevnetSettings) -> Any:
     from snowfield.node.node import Node
 
     journal: Journal
-    if settings.data_dir is not None:
-        work_dir = settings.data_dir
+    work_dir = settings.data_dir
+    if work_dir is not None:
         journal = FileJournal(work_dir / "C" / "chain.journal", fsync=settings.fsync)
         index_path: Path | None = work_dir / "index" / "C-block.json"
     else:
-        work_dir = Path(tempfile.mkdtemp(prefix="snowfield-"))
         journal = MemoryJournal()
         index_path = None
     node = Node(settings, journal, work_dir=work_dir, index_state=IndexState(True, 1))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -71,6 +72,8 @@ def serve_devnet(**overrides: Any) -> Iterator[RunningNode]:
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        if node.admin.temporary:
+            shutil.rmtree(node.admin.directory, ignore_errors=True)
 
 
 @dataclass

@@ -177,7 +177,7 @@ def test_get_proof_verifies_against_state_root(w3: Web3) -> None:
     account_rlp = HexaryTrie.get_from_proof(
         bytes(block["stateRoot"]), key, [rlp.decode(bytes(n)) for n in proof["accountProof"]]
     )
-    nonce, balance, storage_root, code_hash = rlp.decode(account_rlp)
+    _nonce, _balance, storage_root, code_hash = rlp.decode(account_rlp)
     assert storage_root == bytes(proof["storageHash"])
     assert code_hash == keccak(STORE) == bytes(proof["codeHash"])
     slot = proof["storageProof"][0]

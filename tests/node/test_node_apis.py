@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -139,7 +138,7 @@ def test_admin_profiles_and_log_level(devnet: RunningNode) -> None:
     assert service(url, "admin.stopCPUProfiler")["error"]["message"] == "cpu profiler doesn't exist"
     assert service(url, "admin.memoryProfile")["result"] == {}
     assert service(url, "admin_lockProfile")["result"] == {}
-    profiles = Path(devnet.node.work_dir) / "profiles"
+    profiles = devnet.node.admin.directory
     assert {p.name for p in profiles.iterdir()} >= {"cpu.profile", "mem.profile", "lock.profile"}
     assert service(url, "admin.setLogLevel", {"level": "debug"})["result"] == {}
     assert (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from pathlib import Path
@@ -107,7 +108,7 @@ def test_kill_9_under_load_loses_no_accepted_block(tmp_path: Path) -> None:
         assert head >= len(accepted)
         # And the journal is consistent: block parents chain to genesis.
         blocks = [rpc(node.rpc, "eth_getBlockByNumber", hex(n), False) for n in range(head + 1)]
-        for parent, child in zip(blocks, blocks[1:], strict=False):
+        for parent, child in itertools.pairwise(blocks):
             assert child["parentHash"] == parent["hash"]
     finally:
         stop.set()

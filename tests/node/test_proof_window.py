@@ -12,7 +12,9 @@ ADDRESS = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
 
 
 def rpc(url: str, method: str, *params: Any) -> dict[str, Any]:
-    reply: dict[str, Any] = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).json()
+    reply: dict[str, Any] = httpx.post(
+        url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+    ).json()
     return reply
 
 

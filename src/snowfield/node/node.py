@@ -41,7 +41,7 @@ class Node:
         settings: DevnetSettings,
         journal: Journal,
         *,
-        work_dir: Path,
+        work_dir: Path | None,
         index_state: IndexState,
     ) -> None:
         self.settings = settings
@@ -77,7 +77,7 @@ class Node:
         self.index = (
             BlockIndex(chain, index_state, self.ids.c_chain) if settings.index_enabled else None
         )
-        self.admin = Admin(work_dir / "profiles", self.vm_config())
+        self.admin = Admin(work_dir / "profiles" if work_dir else None, self.vm_config())
         self.admin_rpc = ServiceDispatcher(self.admin.handlers(), self.admin.aliases())
         self.health = HealthService(format_rfc3339, settings.health_check_frequency)
         self.health_rpc = ServiceDispatcher(
@@ -118,7 +118,7 @@ class Node:
             }
 
         def disk_check() -> dict[str, Any]:
-            usage = shutil.disk_usage(self.work_dir)
+            usage = shutil.disk_usage(self.work_dir or Path.cwd())
             details = {
                 "availableDiskBytes": usage.free,
                 "availableDiskPercentage": usage.free * 100 // usage.total,
@@ -132,7 +132,7 @@ class Node:
             return details
 
         def database_check() -> None:
-            if not self.work_dir.exists():
+            if self.work_dir is not None and not self.work_dir.exists():
                 raise CheckFailed(f"data directory {self.work_dir} is missing")
 
         health = self.health.health

@@ -51,16 +51,24 @@ class _Wallet:
             return price * 2, price
         return 2 * base + tip, tip
 
-    async def send(self, key: DevKey, to: str | None, data: bytes = b"", value: int = 0,
-                   gas: int = GAS_CALL) -> str:
+    async def send(
+        self, key: DevKey, to: str | None, data: bytes = b"", value: int = 0, gas: int = GAS_CALL
+    ) -> str:
         if key.address not in self.nonces:
-            count = await self.client.call("eth_getTransactionCount", "0x" + key.address.hex(), "pending")
+            count = await self.client.call(
+                "eth_getTransactionCount", "0x" + key.address.hex(), "pending"
+            )
             self.nonces[key.address] = int(count, 16)
         max_fee, tip = await self.fees()
         fields: dict[str, Any] = {
-            "chainId": self.chain_id, "nonce": self.nonces[key.address], "gas": gas,
-            "maxFeePerGas": max_fee, "maxPriorityFeePerGas": tip, "value": value,
-            "data": "0x" + data.hex(), "type": 2,
+            "chainId": self.chain_id,
+            "nonce": self.nonces[key.address],
+            "gas": gas,
+            "maxFeePerGas": max_fee,
+            "maxPriorityFeePerGas": tip,
+            "value": value,
+            "data": "0x" + data.hex(),
+            "type": 2,
         }
         if to is not None:
             fields["to"] = to
@@ -92,8 +100,16 @@ class _Demo:
     def addr(self, key: DevKey) -> str:
         return "0x" + key.address.hex()
 
-    async def tx(self, kind: str, key: DevKey, to: str | None, data: bytes = b"", value: int = 0,
-                 gas: int = GAS_CALL, expect_ok: bool = True) -> dict[str, Any]:
+    async def tx(
+        self,
+        kind: str,
+        key: DevKey,
+        to: str | None,
+        data: bytes = b"",
+        value: int = 0,
+        gas: int = GAS_CALL,
+        expect_ok: bool = True,
+    ) -> dict[str, Any]:
         tx_hash = await self.w.send(key, to, data, value, gas)
         receipt = await self.w.receipt(tx_hash)
         self.report.sent[kind] += 1
@@ -106,7 +122,9 @@ class _Demo:
         return receipt
 
     async def deploy(self, name: str, *args: Any, label: str | None = None) -> str:
-        receipt = await self.tx("deploy", self.a, None, load(name).deploy_data(*args), gas=GAS_DEPLOY)
+        receipt = await self.tx(
+            "deploy", self.a, None, load(name).deploy_data(*args), gas=GAS_DEPLOY
+        )
         address = str(receipt["contractAddress"])
         self.report.contracts[label or name] = address
         self.log(f"deployed {label or name} at {address}")
@@ -118,38 +136,103 @@ class _Demo:
         for name in ("DemoNFT", "DemoMulti", "Factory", "Splitter", "Reverter"):
             await self.deploy(name)
         # Give the second account tokens of its own to pass on.
-        await self.tx("erc20", self.a, self.report.contracts["SNOW"],
-                      call_data("transfer(address,uint256)", self.addr(self.b), 10**6 * 10**18))
+        await self.tx(
+            "erc20",
+            self.a,
+            self.report.contracts["SNOW"],
+            call_data("transfer(address,uint256)", self.addr(self.b), 10**6 * 10**18),
+        )
 
     async def round(self, n: int) -> None:
         c = self.report.contracts
         a, b, cc = self.a, self.b, self.c
         await self.tx("native", a, self.addr(b), value=10**15 + n, gas=GAS_TRANSFER)
         await self.tx("native", b, self.addr(cc), value=10**14 + n, gas=GAS_TRANSFER)
-        await self.tx("erc20", a, c["SNOW"], call_data("transfer(address,uint256)", self.addr(cc), 10**18 + n))
-        await self.tx("erc20", a, c["FUSD"], call_data("transfer(address,uint256)", self.addr(b), 2_500_000 + n))
-        await self.tx("erc20", b, c["SNOW"], call_data("transfer(address,uint256)", self.addr(cc), 3 * 10**17))
+        await self.tx(
+            "erc20", a, c["SNOW"], call_data("transfer(address,uint256)", self.addr(cc), 10**18 + n)
+        )
+        await self.tx(
+            "erc20",
+            a,
+            c["FUSD"],
+            call_data("transfer(address,uint256)", self.addr(b), 2_500_000 + n),
+        )
+        await self.tx(
+            "erc20", b, c["SNOW"], call_data("transfer(address,uint256)", self.addr(cc), 3 * 10**17)
+        )
         minted = await self.tx("erc721", a, c["DemoNFT"], call_data("mint(address)", self.addr(b)))
         token_id = next(
-            int(log["topics"][3], 16) for log in minted["logs"] if log["topics"][0] == "0x" + TRANSFER.hex()
+            int(log["topics"][3], 16)
+            for log in minted["logs"]
+            if log["topics"][0] == "0x" + TRANSFER.hex()
         )
-        await self.tx("erc721", b, c["DemoNFT"], call_data(
-            "transferFrom(address,address,uint256)", self.addr(b), self.addr(cc), token_id))
-        await self.tx("erc1155", a, c["DemoMulti"], call_data("mint(address,uint256,uint256)", self.addr(a), 1, 100))
-        await self.tx("erc1155", a, c["DemoMulti"], call_data(
-            "safeTransferFrom(address,address,uint256,uint256,bytes)", self.addr(a), self.addr(b), 1, 5, b""))
-        await self.tx("erc1155", a, c["DemoMulti"], call_data(
-            "mintBatch(address,uint256[],uint256[])", self.addr(a), [2, 3], [10, 10]))
-        await self.tx("erc1155", a, c["DemoMulti"], call_data(
-            "safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)",
-            self.addr(a), self.addr(cc), [2, 3], [1, 2], b""))
-        created = await self.tx("create", a, c["Factory"], call_data("deploy(uint256)", n), value=10**15)
-        await self.tx("create2", a, c["Factory"], call_data(
-            "deploy2(uint256,bytes32)", n, n.to_bytes(32, "big")), value=10**15)
+        await self.tx(
+            "erc721",
+            b,
+            c["DemoNFT"],
+            call_data(
+                "transferFrom(address,address,uint256)", self.addr(b), self.addr(cc), token_id
+            ),
+        )
+        await self.tx(
+            "erc1155",
+            a,
+            c["DemoMulti"],
+            call_data("mint(address,uint256,uint256)", self.addr(a), 1, 100),
+        )
+        await self.tx(
+            "erc1155",
+            a,
+            c["DemoMulti"],
+            call_data(
+                "safeTransferFrom(address,address,uint256,uint256,bytes)",
+                self.addr(a),
+                self.addr(b),
+                1,
+                5,
+                b"",
+            ),
+        )
+        await self.tx(
+            "erc1155",
+            a,
+            c["DemoMulti"],
+            call_data("mintBatch(address,uint256[],uint256[])", self.addr(a), [2, 3], [10, 10]),
+        )
+        await self.tx(
+            "erc1155",
+            a,
+            c["DemoMulti"],
+            call_data(
+                "safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)",
+                self.addr(a),
+                self.addr(cc),
+                [2, 3],
+                [1, 2],
+                b"",
+            ),
+        )
+        created = await self.tx(
+            "create", a, c["Factory"], call_data("deploy(uint256)", n), value=10**15
+        )
+        await self.tx(
+            "create2",
+            a,
+            c["Factory"],
+            call_data("deploy2(uint256,bytes32)", n, n.to_bytes(32, "big")),
+            value=10**15,
+        )
         child = "0x" + created["logs"][0]["topics"][1][-40:]
-        await self.tx("value", a, c["Splitter"], call_data(
-            "split(address,address)", child, self.addr(cc)), value=2 * 10**15)
-        await self.tx("failed", a, c["Reverter"], call_data("alwaysRevert()"), gas=100_000, expect_ok=False)
+        await self.tx(
+            "value",
+            a,
+            c["Splitter"],
+            call_data("split(address,address)", child, self.addr(cc)),
+            value=2 * 10**15,
+        )
+        await self.tx(
+            "failed", a, c["Reverter"], call_data("alwaysRevert()"), gas=100_000, expect_ok=False
+        )
         await self.tx("inner-revert", a, c["Reverter"], call_data("tryInner()"))
         self.report.rounds += 1
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import cProfile
 import logging
 import sys
+import tempfile
 import threading
 import traceback
 import tracemalloc
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from snowfield.errors import Conflict, InvalidParams, NotFound
+
+log = logging.getLogger("snowfield.node")
 
 LEVELS = {
     "trace": 5,
@@ -38,10 +41,20 @@ METHODS = (
 class Admin:
     """Profiling and logging controls; files are cpu.profile, mem.profile, lock.profile."""
 
-    def __init__(self, directory: Path, vm_config: dict[str, Any]) -> None:
-        self.directory = directory
+    def __init__(self, directory: Path | None, vm_config: dict[str, Any]) -> None:
+        self._directory = directory
+        self.temporary = False
         self.vm_config = vm_config
         self._cpu: cProfile.Profile | None = None
+
+    @property
+    def directory(self) -> Path:
+        """Where profiles go: under the data dir, or a temporary folder for in-memory nodes."""
+        if self._directory is None:
+            self._directory = Path(tempfile.mkdtemp(prefix="snowfield-profiles-"))
+            self.temporary = True
+            log.info("profiles are written to %s", self._directory)
+        return self._directory
 
     def start_cpu_profiler(self, _: dict[str, Any]) -> dict[str, Any]:
         if self._cpu is not None:
