@@ -12,7 +12,6 @@ from typing import Annotated, Any
 import typer
 import uvicorn
 from rich.console import Console
-from rich.table import Table
 
 from snowfield import logs
 from snowfield.chains.evm.journal import Journal, MemoryJournal
@@ -154,17 +153,15 @@ async def _demo(node: Any, settings: DevnetSettings, server: uvicorn.Server) -> 
 
 def _print_banner(node: Any, settings: DevnetSettings) -> None:
     base = f"http://{settings.host}:{settings.port}"
-    table = Table(title="Dev accounts (funded at genesis)", show_lines=False)
-    table.add_column("#")
-    table.add_column("address")
-    table.add_column("private key")
+    console.print("[bold]Dev accounts[/bold] (funded at genesis):", soft_wrap=True)
     for i, key in enumerate(node.dev_keys):
-        table.add_row(str(i), key.checksum_address, "0x" + key.private_key.hex())
-    console.print(table)
+        console.print(f"({i}) {key.checksum_address}  0x{key.private_key.hex()}", soft_wrap=True)
     console.print(f"Mnemonic: [bold]{settings.mnemonic}[/bold]")
-    console.print(f"C-Chain RPC:  {base}/ext/bc/C/rpc   (also /ext/bc/{node.ids.c_chain}/rpc)")
+    console.print(f"C-Chain RPC:  {base}/ext/bc/C/rpc", soft_wrap=True)
+    console.print(f"  (also /ext/bc/{node.ids.c_chain}/rpc)", soft_wrap=True)
     console.print(f"C-Chain WS:   ws://{settings.host}:{settings.port}/ext/bc/C/ws")
-    console.print(f"Health:       {base}/ext/health   Index: {base}/ext/index/C/block")
+    console.print(f"Health:       {base}/ext/health", soft_wrap=True)
+    console.print(f"Index:        {base}/ext/index/C/block", soft_wrap=True)
     console.print(f"Metrics:      {base}/ext/metrics")
     console.print(
         f"Network id {settings.network_id}, EVM chain id {settings.chain_id}, "
