@@ -67,8 +67,10 @@ class EvmChain:
         *,
         clock: Callable[[], float] = time.time,
         genesis_time: int | None = None,
+        fast_transfers: bool = True,
     ) -> None:
         self.config = config
+        self.fast_transfers = fast_transfers
         self.journal = journal
         self.clock = clock
         self.store = StateStore()
@@ -262,7 +264,9 @@ class EvmChain:
             base_fee = self.next_base_fee()
             ts = timestamp if timestamp is not None else self._next_time()
             env = self.env_for(parent, ts, base_fee)
-            builder = BlockBuilder(self.store, parent.header.state_root, env)
+            builder = BlockBuilder(
+                self.store, parent.header.state_root, env, fast_transfers=self.fast_transfers
+            )
             included, receipts = self._fill(builder, base_fee)
             if not included and not allow_empty:
                 return None
@@ -402,7 +406,11 @@ class EvmChain:
         parent = self.blocks[block.number - 1]
         env = self.env_for(parent, block.header.timestamp, block.header.base_fee)
         builder = BlockBuilder(
-            self.store.scratch(), parent.header.state_root, env, tracing_state_class()
+            self.store.scratch(),
+            parent.header.state_root,
+            env,
+            tracing_state_class(),
+            fast_transfers=False,
         )
         frames = []
         for tx, receipt in zip(block.txs, block.receipts, strict=True):

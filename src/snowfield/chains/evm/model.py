@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,21 @@ class Tx:
     v: int
     r: int
     s: int
-    evm: Any = field(compare=False, repr=False)
+    evm_factory: Callable[[], Any] = field(compare=False, repr=False)
+    _evm: list[Any] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def evm(self) -> Any:
+        """The execution library's transaction object, built on first use."""
+        if not self._evm:
+            self._evm.append(self.evm_factory())
+        return self._evm[0]
+
+    @property
+    def is_plain_transfer(self) -> bool:
+        """A value transfer with no data: the EVM would not run any code for it unless the
+        recipient has code."""
+        return self.to is not None and not self.data and not self.access_list and self.type < 4
 
     def effective_gas_price(self, base_fee: int) -> int:
         if self.type in (0, 1):

@@ -16,12 +16,15 @@ from eth.vm.forks.prague.state import PragueState
 from eth_utils import ValidationError as UtilsValidationError
 from trie import HexaryTrie
 
+from snowfield.chains.evm.execution.accounts import CachedAccountDB
+from snowfield.chains.evm.execution.accounts import State as CachedState
 from snowfield.chains.evm.execution.db import RecordingDB, ScratchDB
 from snowfield.chains.evm.model import Log, Receipt, Tx
 from snowfield.crypto.hashing import keccak
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 EMPTY_CODE_HASH = keccak(b"")
+TX_GAS = 21_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +94,7 @@ class StateStore:
         return StateStore(ScratchDB(self.recording.data))
 
     def reader(self, root: bytes) -> StateReader:
-        return StateReader(AccountDB(self.atomic, root), self, root)
+        return StateReader(CachedAccountDB(self.atomic, root), self, root)
 
 
 class StateReader:
@@ -156,7 +159,7 @@ class Applied:
     """A transaction executed in a block: its receipt and the computation tree."""
 
     receipt: Receipt
-    computation: ComputationAPI
+    computation: ComputationAPI | None  # None when no EVM frame ran (plain transfer)
 
 
 class BlockBuilder:
@@ -171,11 +174,14 @@ class BlockBuilder:
         store: StateStore,
         parent_root: bytes,
         env: BlockEnv,
-        state_class: type[PragueState] = PragueState,
+        state_class: type[PragueState] = CachedState,
+        *,
+        fast_transfers: bool = True,
     ) -> None:
         self.env = env
         self.state = state_class(store.atomic, _context(env), parent_root)
         self.gas_used = 0
+        self.fast_transfers = fast_transfers
 
     def apply(self, tx: Tx) -> Applied:
         """Executes `tx`; raises InvalidTx when it cannot be included (nonce, funds, gas)."""
@@ -187,6 +193,8 @@ class BlockBuilder:
                 f"maxFeePerGas: {tx.max_fee}, baseFee: {self.env.base_fee}"
             )
         self.state.lock_changes()
+        if self.fast_transfers and tx.is_plain_transfer and self._has_no_code(tx.to):
+            return self._transfer(tx)
         snapshot = self.state.snapshot()
         try:
             computation = self.state.apply_transaction(tx.evm)
@@ -199,10 +207,55 @@ class BlockBuilder:
             _receipt(tx, computation, gas, self.gas_used, self.env.base_fee), computation
         )
 
+    def _has_no_code(self, address: bytes | None) -> bool:
+        return address is not None and self.state.get_code_hash(address) == EMPTY_CODE_HASH
+
+    def _transfer(self, tx: Tx) -> Applied:
+        """A value transfer to an account without code. As geth, no interpreter is started
+        when there is no code to run; the state changes are exactly the EVM's (a test
+        checks them against full execution)."""
+        state, base = self.state, self.env.base_fee
+        price = tx.effective_gas_price(base)
+        if tx.max_fee < base:
+            raise InvalidTx(f"max fee per gas less than block base fee: {tx.max_fee} < {base}")
+        if tx.gas < TX_GAS:
+            raise InvalidTx(f"intrinsic gas too low: gas {tx.gas}, minimum needed {TX_GAS}")
+        balance = state.get_balance(tx.sender)
+        if balance < tx.gas * price + tx.value:
+            raise InvalidTx(f"insufficient funds: {balance} < {tx.gas * price + tx.value}")
+        nonce = state.get_nonce(tx.sender)
+        if nonce != tx.nonce:
+            raise InvalidTx(f"Invalid transaction nonce: Expected {nonce}, but got {tx.nonce}")
+        state.delta_balance(tx.sender, -(TX_GAS * price + tx.value))
+        state.increment_nonce(tx.sender)
+        _credit(state, tx.to, tx.value)
+        _credit(state, self.env.coinbase, TX_GAS * (price - base))
+        self.gas_used += TX_GAS
+        receipt = Receipt(
+            type=tx.type,
+            status=1,
+            cumulative_gas=self.gas_used,
+            gas_used=TX_GAS,
+            logs=(),
+            bloom=bytes(256),
+            contract_address=None,
+            effective_gas_price=price,
+        )
+        return Applied(receipt, None)
+
     def finish(self) -> bytes:
         """Persists the block's state changes; returns the new state root."""
         self.state.persist()
         return bytes(self.state.state_root)
+
+
+def _credit(state: PragueState, address: bytes | None, amount: int) -> None:
+    """Adds `amount`, touching the account as the EVM does: EIP-161 removes a touched
+    account that is left empty, and never creates one for a zero amount."""
+    if amount:
+        state.delta_balance(address, amount)
+    elif state.account_exists(address) and state.account_is_empty(address):
+        state.delete_account(address)
 
 
 class InvalidTx(Exception):

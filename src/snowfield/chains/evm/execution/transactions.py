@@ -1,92 +1,148 @@
-"""Decoding signed transactions into the chain's `Tx` objects."""
+"""Decoding signed transactions into the chain's `Tx` objects.
+
+Fields and the sender are read directly (RLP, secp256k1 recovery): a pool admission needs no
+more. The execution library's own object is built lazily, only when the EVM runs the
+transaction, because building it costs as much again as everything else."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import rlp
-from eth.abc import SignedTransactionAPI
 from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 
 from snowfield.chains.evm.model import Tx
+from snowfield.crypto.hashing import keccak
+from snowfield.crypto.secp256k1 import N, recover_address
 from snowfield.errors import InvalidParams
 
 # Invariant: blob transactions cannot be carried by C-Chain blocks.
-_SUPPORTED_TYPES = (0, 1, 2, 4)
+_SUPPORTED_TYPES = (1, 2, 4)
+_TX_GAS = 21_000
+_CREATE_GAS = 32_000
 
 
 def decode_tx(raw: bytes) -> Tx:
     """Parses and signature-checks raw transaction bytes; raises InvalidParams if malformed."""
     if not raw:
         raise InvalidParams("typed transaction too short")
-    if raw[0] <= 0x7F and raw[0] not in _SUPPORTED_TYPES:
-        raise InvalidParams("transaction type not supported")
     try:
-        evm_tx = PragueTransactionBuilder.decode(raw)
-        sender = bytes(evm_tx.sender)
-    except Exception as exc:  # the library raises many kinds for malformed input
-        raise InvalidParams(_decode_message(exc)) from exc
-    return from_evm(evm_tx, raw, sender)
-
-
-def from_evm(evm_tx: SignedTransactionAPI, raw: bytes, sender: bytes) -> Tx:
-    tx_type = raw[0] if raw[0] <= 0x7F else 0
-    if tx_type in (0, 1):
-        max_fee = max_tip = int(evm_tx.gas_price)
-    else:
-        max_fee = int(evm_tx.max_fee_per_gas)
-        max_tip = int(evm_tx.max_priority_fee_per_gas)
-    chain_id = evm_tx.chain_id if tx_type else _legacy_chain_id(evm_tx.v)
-    access = tuple(
-        (bytes(addr), tuple(int(k) for k in keys)) for addr, keys in _access_list(evm_tx)
-    )
-    to = bytes(evm_tx.to) if evm_tx.to else None
-    v = int(evm_tx.v) if tx_type == 0 else int(evm_tx.y_parity)
-    return Tx(
-        hash=bytes(evm_tx.hash),
-        raw=raw,
-        type=tx_type,
-        sender=sender,
-        nonce=int(evm_tx.nonce),
-        to=to,
-        value=int(evm_tx.value),
-        gas=int(evm_tx.gas),
-        max_fee=max_fee,
-        max_priority_fee=max_tip,
-        data=bytes(evm_tx.data),
-        chain_id=chain_id,
-        access_list=access,
-        v=v,
-        r=int(evm_tx.r),
-        s=int(evm_tx.s),
-        evm=evm_tx,
-    )
-
-
-def encode_evm(evm_tx: SignedTransactionAPI) -> bytes:
-    return bytes(evm_tx.encode()) if hasattr(evm_tx, "type_id") else rlp.encode(evm_tx)
-
-
-def intrinsic_gas(tx: Tx) -> int:
-    return int(tx.evm.intrinsic_gas)
-
-
-def _access_list(evm_tx: Any) -> list[tuple[bytes, list[int]]]:
-    try:
-        return list(evm_tx.access_list)
-    except AttributeError:
-        return []
-
-
-def _legacy_chain_id(v: int) -> int | None:
-    return (v - 35) // 2 if v >= 35 else None
-
-
-def _decode_message(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
-    return f"rlp: {text}" if isinstance(exc, rlp.DecodingError) else f"invalid transaction: {text}"
+        if raw[0] >= 0xC0:
+            return _legacy(raw, rlp.decode(raw))
+        if raw[0] not in _SUPPORTED_TYPES:
+            raise InvalidParams("transaction type not supported")
+        return _typed(raw, rlp.decode(raw[1:]))
+    except rlp.DecodingError as exc:
+        raise InvalidParams(f"rlp: {exc}") from None
+    except (ValueError, TypeError, IndexError) as exc:
+        raise InvalidParams(f"invalid transaction: {exc}") from None
 
 
 def decode_unchecked(raw: bytes, sender: bytes) -> Tx:
-    """Rebuilds a transaction already accepted once; its sender is known, not recovered."""
-    return from_evm(PragueTransactionBuilder.decode(raw), raw, sender)
+    """Rebuilds a transaction accepted once before; its sender is known, not recovered."""
+    fields = rlp.decode(raw) if raw[0] >= 0xC0 else rlp.decode(raw[1:])
+    return _build(raw, fields, sender=sender)
+
+
+def intrinsic_gas(tx: Tx) -> int:
+    if tx.to is not None and not tx.data and not tx.access_list and tx.type != 4:
+        return _TX_GAS
+    return int(tx.evm.intrinsic_gas)
+
+
+def _legacy(raw: bytes, fields: Any) -> Tx:
+    return _build(raw, fields, sender=None)
+
+
+def _typed(raw: bytes, fields: Any) -> Tx:
+    return _build(raw, fields, sender=None)
+
+
+def _build(raw: bytes, fields: Any, sender: bytes | None) -> Tx:
+    tx_type = 0 if raw[0] >= 0xC0 else raw[0]
+    if not isinstance(fields, list):
+        raise InvalidParams("rlp: expected input list for types.Transaction")
+    want = {0: 9, 1: 11, 2: 12, 4: 13}[tx_type]
+    if len(fields) != want:
+        raise InvalidParams(f"rlp: wrong number of fields: have {len(fields)}, want {want}")
+    if tx_type == 0:
+        nonce, price, gas, to, value, data, v, r, s = fields
+        chain_id = (_int(v) - 35) // 2 if _int(v) >= 35 else None
+        max_fee = max_tip = _int(price)
+        access: Any = []
+        parity = _int(v) - (35 + 2 * chain_id if chain_id is not None else 27)
+        unsigned: list[Any] = [nonce, price, gas, to, value, data]
+        if chain_id is not None:
+            unsigned += [chain_id, 0, 0]
+        signing = keccak(rlp.encode(unsigned))
+        v_field = _int(v)
+    else:
+        if tx_type == 1:
+            chain, nonce, price, gas, to, value, data, access, y, r, s = fields
+            max_fee = max_tip = _int(price)
+        else:
+            chain, nonce, tip, fee, gas, to, value, data, access = fields[:9]
+            y, r, s = fields[-3:]
+            max_fee, max_tip = _int(fee), _int(tip)
+        chain_id = _int(chain)
+        parity = _int(y)
+        signing = keccak(bytes([tx_type]) + rlp.encode(fields[:-3]))
+        v_field = parity
+    r_int, s_int = _int(r), _int(s)
+    if s_int > N // 2:
+        raise InvalidParams("invalid transaction v, r, s values")
+    if sender is None:
+        try:
+            sender = recover_address(signing, parity, r_int, s_int)
+        except ValueError:
+            raise InvalidParams("invalid transaction v, r, s values") from None
+    if to and len(to) != 20:
+        raise InvalidParams("rlp: input string too long for common.Address")
+    return Tx(
+        hash=keccak(raw),
+        raw=raw,
+        type=tx_type,
+        sender=sender,
+        nonce=_int(nonce, 64),
+        to=bytes(to) if to else None,
+        value=_int(value),
+        gas=_int(gas, 64),
+        max_fee=max_fee,
+        max_priority_fee=max_tip,
+        data=bytes(data),
+        chain_id=chain_id,
+        access_list=_access_list(access),
+        v=v_field,
+        r=r_int,
+        s=s_int,
+        evm_factory=_factory(raw),
+    )
+
+
+def _factory(raw: bytes) -> Callable[[], Any]:
+    return lambda: PragueTransactionBuilder.decode(raw)
+
+
+def _int(value: Any, bits: int = 256) -> int:
+    if not isinstance(value, bytes):
+        raise InvalidParams("rlp: expected input string or byte for integer")
+    if value[:1] == b"\x00":
+        raise InvalidParams("rlp: non-canonical integer (leading zero bytes)")
+    if len(value) * 8 > bits:
+        raise InvalidParams(f"rlp: input string too long for uint{bits}")
+    return int.from_bytes(value, "big")
+
+
+def _access_list(value: Any) -> tuple[tuple[bytes, tuple[int, ...]], ...]:
+    if not isinstance(value, list):
+        raise InvalidParams("rlp: expected input list for types.AccessList")
+    out = []
+    for entry in value:
+        if not isinstance(entry, list) or len(entry) != 2 or len(entry[0]) != 20:
+            raise InvalidParams("rlp: invalid access list entry")
+        keys = entry[1]
+        if not isinstance(keys, list) or any(len(k) != 32 for k in keys):
+            raise InvalidParams("rlp: invalid access list storage key")
+        out.append((bytes(entry[0]), tuple(int.from_bytes(k, "big") for k in keys)))
+    return tuple(out)
