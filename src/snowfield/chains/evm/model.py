@@ -9,6 +9,8 @@ from typing import Any
 import rlp
 
 from snowfield.crypto.hashing import keccak
+from snowfield.formats.rlp import encode as rlp_encode
+from snowfield.formats.rlp import encode_bytes, encode_list_of_encoded
 
 EMPTY_UNCLE_HASH = keccak(rlp.encode([]))
 EMPTY_EXT_DATA_HASH = keccak(rlp.encode(b""))
@@ -85,7 +87,7 @@ class Receipt:
     def encode(self) -> bytes:
         """Consensus encoding, as committed to by the receipts root."""
         logs = [[log.address, list(log.topics), log.data] for log in self.logs]
-        body: bytes = rlp.encode([self.status, self.cumulative_gas, self.bloom, logs])
+        body = rlp_encode([self.status, self.cumulative_gas, self.bloom, logs])
         return body if self.type == 0 else bytes([self.type]) + body
 
 
@@ -143,8 +145,7 @@ class Header:
         ]
 
     def encode(self) -> bytes:
-        encoded: bytes = rlp.encode(self.fields())
-        return encoded
+        return rlp_encode(self.fields())
 
     def compute_hash(self) -> bytes:
         return keccak(self.encode())
@@ -183,6 +184,14 @@ class Block:
 
 def encode_block(header: Header, txs: tuple[Tx, ...], ext_data: bytes, version: int) -> bytes:
     """The coreth block encoding: RLP [header, txs, uncles, version, extData]."""
-    tx_items = [rlp.decode(tx.raw) if tx.type == 0 else tx.raw for tx in txs]
-    encoded: bytes = rlp.encode([header.fields(), tx_items, [], version, ext_data])
-    return encoded
+    # A legacy transaction is an RLP list already; a typed one is an RLP string.
+    tx_items = [tx.raw if tx.type == 0 else encode_bytes(tx.raw) for tx in txs]
+    return encode_list_of_encoded(
+        [
+            header.encode(),
+            encode_list_of_encoded(tx_items),
+            b"\xc0",
+            rlp_encode(version),
+            encode_bytes(ext_data),
+        ]
+    )

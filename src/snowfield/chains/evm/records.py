@@ -7,12 +7,13 @@ import rlp
 from snowfield.chains.evm.execution.transactions import decode_unchecked
 from snowfield.chains.evm.model import Block, Header, Log, Receipt, Tx
 from snowfield.crypto.hashing import keccak
+from snowfield.formats.rlp import encode as rlp_encode
 
 _VERSION = 1
 
 
 def encode(block: Block, writes: dict[bytes, bytes]) -> bytes:
-    record: bytes = rlp.encode(
+    record: bytes = rlp_encode(
         [
             _VERSION,
             block.header.encode(),

@@ -16,6 +16,10 @@ from eth.db.journal import JournalDB
 from eth.vm.forks.prague.state import PragueState
 from lru import LRU
 from trie import HexaryTrie
+from trie.constants import BLANK_NODE
+
+from snowfield.crypto.hashing import keccak
+from snowfield.formats.rlp import encode as rlp_encode
 
 _NODES: Any = LRU(200_000)
 
@@ -27,6 +31,15 @@ def _copy(node: Any) -> Any:
 
 
 class CachedHexaryTrie(HexaryTrie):
+    def _create_node_to_db_mapping(self, node: Any) -> Any:
+        # Same as HexaryTrie's, with the direct RLP encoder (the generic one dominated).
+        if node == BLANK_NODE:
+            return BLANK_NODE, None
+        encoded = rlp_encode(node)
+        if len(encoded) < 32:
+            return node, None
+        return keccak(encoded), encoded
+
     def get_node(self, node_hash: Any) -> Any:
         if not isinstance(node_hash, bytes) or len(node_hash) != 32:
             return super().get_node(node_hash)

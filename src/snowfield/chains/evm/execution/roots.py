@@ -1,11 +1,15 @@
-"""Merkle-Patricia roots of ordered lists (transactions, receipts) and of the empty trie."""
+"""Merkle-Patricia roots of ordered lists (transactions, receipts), built in one pass.
+
+A block commits to its transactions and receipts through tries keyed by rlp(index); building
+them node by node from the sorted keys avoids a general trie's per-insert rewrites."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-import rlp
-from trie import HexaryTrie
+from snowfield.crypto.hashing import keccak
+from snowfield.formats.rlp import encode, encode_int
 
 EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 
@@ -14,8 +18,65 @@ def ordered_root(items: Sequence[bytes]) -> bytes:
     """Root of the trie mapping rlp(index) to each item, as block headers commit to."""
     if not items:
         return EMPTY_ROOT
-    trie = HexaryTrie({})
-    with trie.squash_changes() as batch:
-        for index, item in enumerate(items):
-            batch[rlp.encode(index)] = item
-    return bytes(trie.root_hash)
+    pairs = sorted((_nibbles(encode_int(i)), item) for i, item in enumerate(items))
+    return keccak(encode(_node(pairs, 0)))
+
+
+def trie_root(mapping: dict[bytes, bytes]) -> bytes:
+    """Root of the trie holding `mapping` (keys used as they are)."""
+    if not mapping:
+        return EMPTY_ROOT
+    pairs = sorted((_nibbles(k), v) for k, v in mapping.items())
+    return keccak(encode(_node(pairs, 0)))
+
+
+def _nibbles(key: bytes) -> tuple[int, ...]:
+    out = []
+    for byte in key:
+        out.append(byte >> 4)
+        out.append(byte & 0x0F)
+    return tuple(out)
+
+
+def _hex_prefix(nibbles: Sequence[int], leaf: bool) -> bytes:
+    flag = 2 if leaf else 0
+    if len(nibbles) % 2:
+        first = [(flag + 1) << 4 | nibbles[0]]
+        rest = nibbles[1:]
+    else:
+        first = [flag << 4]
+        rest = nibbles
+    return bytes(first + [rest[i] << 4 | rest[i + 1] for i in range(0, len(rest), 2)])
+
+
+def _ref(node: Any) -> Any:
+    """A child as its parent holds it: inline when its encoding is under 32 bytes."""
+    encoded = encode(node)
+    return node if len(encoded) < 32 else keccak(encoded)
+
+
+def _node(pairs: list[tuple[tuple[int, ...], bytes]], depth: int) -> Any:
+    if len(pairs) == 1:
+        key, value = pairs[0]
+        return [_hex_prefix(key[depth:], leaf=True), value]
+    first, last = pairs[0][0], pairs[-1][0]
+    shared = 0
+    while (
+        depth + shared < len(first)
+        and depth + shared < len(last)
+        and first[depth + shared] == last[depth + shared]
+    ):
+        shared += 1
+    if shared:
+        child = _node(pairs, depth + shared)
+        return [_hex_prefix(first[depth : depth + shared], leaf=False), _ref(child)]
+    branch: list[Any] = [b""] * 17
+    groups: dict[int, list[tuple[tuple[int, ...], bytes]]] = {}
+    for key, value in pairs:
+        if len(key) == depth:
+            branch[16] = value
+        else:
+            groups.setdefault(key[depth], []).append((key, value))
+    for nibble, group in groups.items():
+        branch[nibble] = _ref(_node(group, depth + 1))
+    return branch
