@@ -68,7 +68,10 @@ def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
         return await send(args, passphrase)
 
     def import_raw_key(key_hex: str, passphrase: str) -> str:
-        raw = bytes.fromhex(key_hex.removeprefix("0x"))
+        try:
+            raw = bytes.fromhex(key_hex.removeprefix("0x"))
+        except ValueError:
+            raise InvalidParams("invalid private key: not hex") from None
         if len(raw) != 32:
             raise InvalidParams("invalid private key: want 32 bytes")
         return hb(keystore.import_key(raw, passphrase))

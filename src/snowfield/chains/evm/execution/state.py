@@ -16,8 +16,8 @@ from eth.vm.forks.prague.state import PragueState
 from eth_utils import ValidationError as UtilsValidationError
 from trie import HexaryTrie
 
-from snowfield.chains.evm.execution.accounts import CachedAccountDB
-from snowfield.chains.evm.execution.accounts import State as CachedState
+from snowfield.chains.evm.execution.accounts import FastAccountDB
+from snowfield.chains.evm.execution.accounts import State as FastState
 from snowfield.chains.evm.execution.db import RecordingDB, ScratchDB
 from snowfield.chains.evm.model import Log, Receipt, Tx
 from snowfield.crypto.hashing import keccak
@@ -94,7 +94,7 @@ class StateStore:
         return StateStore(ScratchDB(self.recording.data))
 
     def reader(self, root: bytes) -> StateReader:
-        return StateReader(CachedAccountDB(self.atomic, root), self, root)
+        return StateReader(FastAccountDB(self.atomic, root), self, root)
 
 
 class StateReader:
@@ -174,7 +174,7 @@ class BlockBuilder:
         store: StateStore,
         parent_root: bytes,
         env: BlockEnv,
-        state_class: type[PragueState] = CachedState,
+        state_class: type[PragueState] = FastState,
         *,
         fast_transfers: bool = True,
     ) -> None:

@@ -11,7 +11,7 @@ from eth.abc import ComputationAPI, MessageAPI
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
-from snowfield.chains.evm.execution.accounts import State as CachedState
+from snowfield.chains.evm.execution.accounts import State as FastState
 from snowfield.chains.evm.execution.state import error_text, is_revert
 
 _TAGGED = {
@@ -55,7 +55,7 @@ class TracingComputation(PragueComputation):
         return child
 
 
-class TracingState(CachedState):
+class TracingState(FastState):
     computation_class = TracingComputation
 
 
