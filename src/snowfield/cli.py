@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 import uvicorn
+import uvloop
 from rich.console import Console
 
 from snowfield import logs
@@ -67,7 +68,9 @@ def devnet(
     settings = DevnetSettings(**{k: v for k, v in locals().items()})
     logs.configure(settings.log_level, settings.log_format)
     try:
-        asyncio.run(_run_devnet(settings))
+        # uvloop: the event loop uvicorn itself would pick; measurably faster I/O.
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(_run_devnet(settings))
     except SnowfieldError as exc:
         console.print(f"[red]error:[/red] {exc.message}")
         raise typer.Exit(1) from None

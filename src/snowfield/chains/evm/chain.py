@@ -24,6 +24,8 @@ from snowfield.chains.evm.execution.state import (
 )
 from snowfield.chains.evm.execution.tracer import call_frame, tracing_state_class
 from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
+
+__all__ = ["EvmChain", "TxLocation", "decode_tx"]
 from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
 from snowfield.chains.evm.journal import Journal
@@ -188,12 +190,25 @@ class EvmChain:
 
     def submit(self, raw: bytes) -> Tx:
         """Validates a signed transaction and adds it to the mempool (as geth's pool would)."""
-        tx = decode_tx(raw)
+        return self.submit_decoded(decode_tx(raw))
+
+    def submit_decoded(self, tx: Tx) -> Tx:
         self.check(tx)
         with self._write:
             self._check_against_state(tx)
             self.mempool.add(tx)
         return tx
+
+    def is_cheap(self, tx: Tx) -> bool:
+        """True when executing `tx` runs no EVM code: a plain transfer to a code-less account."""
+        return tx.is_plain_transfer and not self.state_at(self.head).code(tx.to or b"")
+
+    def try_lock(self) -> bool:
+        """Takes the writer lock if no one holds it; pair with `unlock`."""
+        return self._write.acquire(blocking=False)
+
+    def unlock(self) -> None:
+        self._write.release()
 
     def check(self, tx: Tx) -> None:
         """Stateless checks: chain id, known, gas bounds, fee fields."""
