@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 from pathlib import Path
@@ -112,6 +113,7 @@ async def _run_devnet(settings: DevnetSettings) -> None:
     from snowfield.node.app import create_node_app
 
     node = build_node(settings)
+    _tune_gc()
     server = uvicorn.Server(
         uvicorn.Config(
             create_node_app(node),
@@ -152,6 +154,14 @@ async def _demo(node: Any, settings: DevnetSettings, server: uvicorn.Server) -> 
             stop=None,
             log=lambda line: log.info("demo: %s", line),
         )
+
+
+def _tune_gc() -> None:
+    """The node keeps every block in memory and allocates heavily per transaction; with the
+    default thresholds, collections over the growing heap cost ~25% of a transaction
+    (measured in-process over 4,000 transfers). Objects alive at start-up are frozen."""
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
 
 
 def _print_banner(node: Any, settings: DevnetSettings) -> None:

@@ -81,7 +81,10 @@ class EvmChain:
         self._by_hash: dict[bytes, Block] = {}
         self._tx_loc: dict[bytes, TxLocation] = {}
         self._listeners: list[BlockListener] = []
+        # _write guards the head and the mempool (held briefly); _mining serializes block
+        # production, so the head cannot move while a block is being built.
         self._write = threading.RLock()
+        self._mining = threading.RLock()
         self._head_reader: StateReader | None = None
         self.time_offset = 0
         self.next_timestamp: int | None = None
@@ -204,11 +207,11 @@ class EvmChain:
         return tx.is_plain_transfer and not self.state_at(self.head).code(tx.to or b"")
 
     def try_lock(self) -> bool:
-        """Takes the writer lock if no one holds it; pair with `unlock`."""
-        return self._write.acquire(blocking=False)
+        """Takes the block-production lock if no one holds it; pair with `unlock`."""
+        return self._mining.acquire(blocking=False)
 
     def unlock(self) -> None:
-        self._write.release()
+        self._mining.release()
 
     def check(self, tx: Tx) -> None:
         """Stateless checks: chain id, known, gas bounds, fee fields."""
@@ -271,33 +274,47 @@ class EvmChain:
         return max(int(self.clock()) + self.time_offset, self.head.header.timestamp)
 
     def mine(self, *, allow_empty: bool = False, timestamp: int | None = None) -> Block | None:
-        """Builds one block from the executable mempool transactions and accepts it."""
-        with self._write:
-            if not len(self.mempool) and not allow_empty:
-                return None
-            parent = self.head
-            base_fee = self.next_base_fee()
-            ts = timestamp if timestamp is not None else self._next_time()
-            env = self.env_for(parent, ts, base_fee)
+        """Builds one block from the executable mempool transactions and accepts it.
+
+        The state lock is held only to take the candidates and to accept the block, so
+        transactions keep being admitted while a large block executes."""
+        with self._mining:
+            with self._write:
+                if not len(self.mempool) and not allow_empty:
+                    return None
+                parent = self.head
+                base_fee = self.next_base_fee()
+                ts = timestamp if timestamp is not None else self._next_time()
+                env = self.env_for(parent, ts, base_fee)
+                candidates = list(self.mempool.executable(self.state_at(parent).nonce, base_fee))
             builder = BlockBuilder(
                 self.store, parent.header.state_root, env, fast_transfers=self.fast_transfers
             )
-            included, receipts = self._fill(builder, base_fee)
-            if not included and not allow_empty:
-                return None
-            root = builder.finish()
-            header = self._header(parent, env, root, included, receipts, builder.gas_used)
-            block = self._accept(header, tuple(included), tuple(receipts), time.time_ns())
-        for listener in self._listeners:
-            listener(block)
+            included, receipts, rejected = self._fill(builder, candidates)
+            block = None
+            if included or allow_empty:
+                root = builder.finish()
+                header = self._header(parent, env, root, included, receipts, builder.gas_used)
+            with self._write:
+                for tx in rejected:
+                    self.mempool.remove(tx)
+                if included or allow_empty:
+                    block = self._accept(header, tuple(included), tuple(receipts), time.time_ns())
+        if block is not None:
+            for listener in self._listeners:
+                listener(block)
         return block
 
-    def _fill(self, builder: BlockBuilder, base_fee: int) -> tuple[list[Tx], list[Receipt]]:
-        state = self.state_at(self.head)
+    def _fill(
+        self, builder: BlockBuilder, candidates: list[Tx]
+    ) -> tuple[list[Tx], list[Receipt], list[Tx]]:
+        """Executes candidates in order; returns (included, receipts, to drop from the pool).
+        A sender whose transaction cannot run now keeps its later ones for another block."""
         included: list[Tx] = []
         receipts: list[Receipt] = []
+        rejected: list[Tx] = []
         blocked: set[bytes] = set()
-        for tx in list(self.mempool.executable(state.nonce, base_fee)):
+        for tx in candidates:
             if tx.sender in blocked:
                 continue
             try:
@@ -305,11 +322,11 @@ class EvmChain:
             except InvalidTx as exc:
                 blocked.add(tx.sender)
                 if "gas limit" not in str(exc) and "base fee" not in str(exc):
-                    self.mempool.remove(tx)
+                    rejected.append(tx)
                 continue
             included.append(tx)
             receipts.append(applied.receipt)
-        return included, receipts
+        return included, receipts, rejected
 
     def _header(
         self,
@@ -358,6 +375,10 @@ class EvmChain:
         self._link(block)
         for tx in txs:
             self.mempool.remove(tx)
+        state = self.state_at(block)
+        for sender in {tx.sender for tx in txs}:
+            # Replacements admitted while the block was built may now be stale.
+            self.mempool.drop_stale(sender, state.nonce(sender))
         return block
 
     def _link(self, block: Block) -> None:
