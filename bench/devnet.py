@@ -4,10 +4,10 @@ Automine (every transaction mined before the call returns) and interval mode (bl
 --block-time seconds). Prints tx/s for each and the ratio ours/anvil. Loopback only; every
 loop is bounded in count and time.
 
-    python bench/devnet.py [--txs 2000] [--block-time 0.25]
+    python bench/devnet.py [--txs 500 2000] [--block-time 0.25]
 
 anvil's automine rate falls as its chain grows (measured here: ~870 tx/s over 500
-transactions, ~450 over 2000, ~60 over 3000), so compare at the same --txs.
+transactions, ~450 over 2000, ~60 over 3000), so runs of two lengths are reported.
 """
 
 from __future__ import annotations
@@ -198,24 +198,25 @@ def anvil(binary: Path, count: int, block_time: float | None) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--txs", type=int, default=2000)
+    parser.add_argument("--txs", type=int, nargs="+", default=[500, 2000])
     parser.add_argument("--block-time", type=float, default=0.25)
     args = parser.parse_args()
     binary = anvil_binary()
     rows = []
-    for label, block_time in (
-        ("automine", None),
-        (f"interval {args.block_time}s", args.block_time),
-    ):
-        mine = ours(args.txs, block_time)
-        base = anvil(binary, args.txs, block_time) if binary else None
-        rows.append((label, mine, base))
-    print(f"{'mode':<16}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}")
+    for count in args.txs:
+        for label, block_time in (
+            ("automine", None),
+            (f"interval {args.block_time}s", args.block_time),
+        ):
+            mine = ours(count, block_time)
+            base = anvil(binary, count, block_time) if binary else None
+            rows.append((f"{label}, {count} txs", mine, base))
+    print(f"{'mode':<26}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}")
     for label, mine, base in rows:
         ratio = f"{mine / base:.2f}x" if base else "n/a"
         base_text = f"{base:,.0f}" if base else "unavailable"
-        print(f"{label:<16}{mine:>16,.0f}{base_text:>14}{ratio:>9}")
-    print(f"(transactions per run: {args.txs}; cores: {os.cpu_count()})")
+        print(f"{label:<26}{mine:>16,.0f}{base_text:>14}{ratio:>9}")
+    print(f"(cores: {os.cpu_count()}; anvil from npm @foundry-rs/anvil-linux-amd64)")
 
 
 if __name__ == "__main__":
