@@ -17,7 +17,6 @@ import contextlib
 import http.client
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,16 +29,12 @@ import httpx
 import orjson
 from eth_account import Account
 
+from snowfield.testing import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 ANVIL_DIR = ROOT / ".bench"
 KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 TIME_LIMIT = 300.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def anvil_binary() -> Path | None:

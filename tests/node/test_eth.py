@@ -9,6 +9,7 @@ from trie import HexaryTrie
 from web3 import Web3
 
 from tests.bytecode import CALLER, REVERTER, STORE, STORE_TOPIC, deploy_code, word
+from tests.helpers import signed_transfer
 
 DEV0 = Web3.to_checksum_address("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266")
 DEV1 = Web3.to_checksum_address("0x70997970c51812dc3a010c7d01b50e0d17dc79c8")
@@ -35,20 +36,7 @@ def test_signed_transfer_mines_at_once(w3: Web3) -> None:
     before = w3.eth.block_number
     to = Account.create().address
     nonce = w3.eth.get_transaction_count(DEV0, "pending")
-    signed = Account.sign_transaction(
-        {
-            "to": to,
-            "value": 12345,
-            "gas": 21000,
-            "maxFeePerGas": 10**11,
-            "maxPriorityFeePerGas": 10**9,
-            "nonce": nonce,
-            "chainId": 43112,
-            "type": 2,
-        },
-        KEY0,
-    )
-    tx_hash = w3.eth.send_raw_transaction(signed.raw_transaction)
+    tx_hash = w3.eth.send_raw_transaction(signed_transfer(nonce, to=to, value=12345))
     receipt = w3.eth.get_transaction_receipt(tx_hash)
     assert receipt["status"] == 1 and receipt["gasUsed"] == 21000
     assert receipt["blockNumber"] == before + 1

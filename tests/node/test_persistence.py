@@ -9,36 +9,24 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from eth_account import Account
 
 from snowfield.testing import DevnetProcess, free_port
+from tests.helpers import rpc_reply, signed_transfer
 
-KEY0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 TO = "0x3333333333333333333333333333333333333333"
 
 
 def rpc(url: str, method: str, *params: Any) -> Any:
-    reply = httpx.post(
-        url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}, timeout=30
-    ).json()
+    reply = rpc_reply(url, method, *params)
     if "error" in reply:
         raise RuntimeError(reply["error"])
     return reply["result"]
 
 
 def send(url: str, nonce: int) -> str:
-    tx = {
-        "to": TO,
-        "value": 1000 + nonce,
-        "gas": 21000,
-        "maxFeePerGas": 10**11,
-        "maxPriorityFeePerGas": 10**9,
-        "nonce": nonce,
-        "chainId": 43112,
-        "type": 2,
-    }
-    raw = Account.sign_transaction(tx, KEY0).raw_transaction
-    return str(rpc(url, "eth_sendRawTransaction", "0x" + bytes(raw).hex()))
+    return str(
+        rpc(url, "eth_sendRawTransaction", signed_transfer(nonce, to=TO, value=1000 + nonce))
+    )
 
 
 def snapshot(node: DevnetProcess, hashes: list[str]) -> dict[str, Any]:

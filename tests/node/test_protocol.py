@@ -9,8 +9,7 @@ import pytest
 from eth_account import Account
 
 from snowfield.testing import RunningNode
-
-KEY0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+from tests.helpers import KEY0, signed_transfer
 
 
 def post(devnet: RunningNode, body: Any, **kwargs: Any) -> httpx.Response:
@@ -87,18 +86,7 @@ def test_method_and_param_errors(devnet: RunningNode) -> None:
 
 
 def raw_tx(nonce: int, key: Any = KEY0, **fields: Any) -> str:
-    tx = {
-        "to": "0x2222222222222222222222222222222222222222",
-        "value": 1,
-        "gas": 21000,
-        "maxFeePerGas": 10**11,
-        "maxPriorityFeePerGas": 10**9,
-        "nonce": nonce,
-        "chainId": 43112,
-        "type": 2,
-        **fields,
-    }
-    return "0x" + bytes(Account.sign_transaction(tx, key).raw_transaction).hex()
+    return signed_transfer(nonce, to="0x" + "22" * 20, key=key, **fields)
 
 
 def test_transaction_rejections_have_geth_messages(devnet: RunningNode) -> None:

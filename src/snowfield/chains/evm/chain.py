@@ -21,6 +21,7 @@ from snowfield.chains.evm.execution.state import (
     error_text,
     is_revert,
     output_of,
+    revert_reason,
 )
 from snowfield.chains.evm.execution.tracer import call_frame, tracing_state_class
 from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
@@ -31,13 +32,12 @@ from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
 from snowfield.chains.evm.journal import Journal
 from snowfield.chains.evm.mempool import Mempool
 from snowfield.chains.evm.model import (
-    EMPTY_EXT_DATA_HASH,
-    EMPTY_UNCLE_HASH,
     ZERO_HASH,
     Block,
     Header,
     Receipt,
     Tx,
+    c_chain_header,
     encode_block,
 )
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
@@ -105,9 +105,8 @@ class EvmChain:
     def _create_genesis(self, timestamp: int) -> None:
         alloc = [(a.address, a.balance, a.code, dict(a.storage)) for a in self.config.alloc]
         root = apply_genesis(self.store, alloc)
-        header = Header(
+        header = c_chain_header(
             parent_hash=ZERO_HASH,
-            uncle_hash=EMPTY_UNCLE_HASH,
             coinbase=bytes(20),
             state_root=root,
             tx_root=ordered_root([]),
@@ -118,16 +117,7 @@ class EvmChain:
             gas_limit=self.config.gas_limit,
             gas_used=0,
             timestamp=timestamp,
-            extra_data=b"",
-            mix_hash=ZERO_HASH,
-            nonce=bytes(8),
-            ext_data_hash=EMPTY_EXT_DATA_HASH,
             base_fee=self.config.min_base_fee,
-            ext_data_gas_used=0,
-            block_gas_cost=0,
-            blob_gas_used=0,
-            excess_blob_gas=0,
-            parent_beacon_root=ZERO_HASH,
         )
         self._accept(header, (), (), int(self.clock() * 1e9))
 
@@ -340,9 +330,8 @@ class EvmChain:
         bloom = 0
         for receipt in receipts:
             bloom |= int.from_bytes(receipt.bloom, "big")
-        return Header(
+        return c_chain_header(
             parent_hash=parent.hash,
-            uncle_hash=EMPTY_UNCLE_HASH,
             coinbase=env.coinbase,
             state_root=root,
             tx_root=ordered_root([tx.raw for tx in txs]),
@@ -353,16 +342,7 @@ class EvmChain:
             gas_limit=env.gas_limit,
             gas_used=gas_used,
             timestamp=env.timestamp,
-            extra_data=b"",
-            mix_hash=ZERO_HASH,
-            nonce=bytes(8),
-            ext_data_hash=EMPTY_EXT_DATA_HASH,
             base_fee=env.base_fee,
-            ext_data_gas_used=0,
-            block_gas_cost=0,
-            blob_gas_used=0,
-            excess_blob_gas=0,
-            parent_beacon_root=ZERO_HASH,
         )
 
     def _accept(
@@ -472,14 +452,7 @@ class EvmChain:
 def _execution_error(computation: Any) -> Exception:
     output = output_of(computation)
     if is_revert(computation):
-        reason = _revert_reason(output)
+        reason = revert_reason(output)
         message = "execution reverted" + (f": {reason}" if reason else "")
         return ExecutionReverted(message, data="0x" + output.hex())
     return InvalidParams(error_text(computation) or "execution failed")
-
-
-def _revert_reason(output: bytes) -> str | None:
-    if len(output) >= 68 and output[:4] == bytes.fromhex("08c379a0"):
-        length = int.from_bytes(output[36:68], "big")
-        return output[68 : 68 + length].decode("utf-8", "replace")
-    return None

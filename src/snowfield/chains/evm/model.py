@@ -160,6 +160,48 @@ class Header:
         return cls(*values)
 
 
+def c_chain_header(
+    *,
+    parent_hash: bytes,
+    coinbase: bytes,
+    state_root: bytes,
+    tx_root: bytes,
+    receipt_root: bytes,
+    bloom: bytes,
+    difficulty: int,
+    number: int,
+    gas_limit: int,
+    gas_used: int,
+    timestamp: int,
+    base_fee: int,
+) -> Header:
+    """A header as the devnet builds them: no atomic transactions, blobs or block fee."""
+    return Header(
+        parent_hash=parent_hash,
+        uncle_hash=EMPTY_UNCLE_HASH,
+        coinbase=coinbase,
+        state_root=state_root,
+        tx_root=tx_root,
+        receipt_root=receipt_root,
+        bloom=bloom,
+        difficulty=difficulty,
+        number=number,
+        gas_limit=gas_limit,
+        gas_used=gas_used,
+        timestamp=timestamp,
+        extra_data=b"",
+        mix_hash=ZERO_HASH,
+        nonce=bytes(8),
+        ext_data_hash=EMPTY_EXT_DATA_HASH,
+        base_fee=base_fee,
+        ext_data_gas_used=0,
+        block_gas_cost=0,
+        blob_gas_used=0,
+        excess_blob_gas=0,
+        parent_beacon_root=ZERO_HASH,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Block:
     """An accepted block with its receipts; `body` is the coreth block RLP."""

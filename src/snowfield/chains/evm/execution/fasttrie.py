@@ -70,7 +70,7 @@ Ref = Node | bytes | None  # a node, the hash of a stored node, or nothing
 _CACHE: Any = LRU(300_000)  # hash -> decoded _Node, shared: nodes never change
 
 
-def _nibbles(key: bytes) -> Path:
+def nibbles(key: bytes) -> Path:
     out: list[int] = []
     for byte in key:
         out.append(byte >> 4)
@@ -78,7 +78,7 @@ def _nibbles(key: bytes) -> Path:
     return tuple(out)
 
 
-def _hex_prefix(path: Path, leaf: bool) -> bytes:
+def hex_prefix(path: Path, leaf: bool) -> bytes:
     flag = 2 if leaf else 0
     if len(path) % 2:
         head = bytes([(flag + 1) << 4 | path[0]])
@@ -90,9 +90,9 @@ def _hex_prefix(path: Path, leaf: bool) -> bytes:
 
 
 def _unprefix(data: bytes) -> tuple[Path, bool]:
-    nibbles = _nibbles(data)
-    flag = nibbles[0]
-    path = nibbles[1:] if flag & 1 else nibbles[2:]
+    digits = nibbles(data)
+    flag = digits[0]
+    path = digits[1:] if flag & 1 else digits[2:]
     return path, flag >= 2
 
 
@@ -154,7 +154,7 @@ class FastTrie:
     # -- reads ---------------------------------------------------------------------------
 
     def get(self, key: bytes) -> bytes:
-        path = _nibbles(key)
+        path = nibbles(key)
         node = self._load(self._root)
         while node is not None:
             if isinstance(node, _Leaf):
@@ -183,14 +183,14 @@ class FastTrie:
         if not value:
             self.delete(key)
             return
-        self._root = self._put(self._load(self._root), _nibbles(key), value)
+        self._root = self._put(self._load(self._root), nibbles(key), value)
         self._root_hash = None
 
     __setitem__ = set
 
     def delete(self, key: bytes) -> None:
         root = self._load(self._root)
-        new = self._remove(root, _nibbles(key))
+        new = self._remove(root, nibbles(key))
         if new is not root:
             self._root = new
             self._root_hash = None
@@ -292,9 +292,9 @@ class FastTrie:
         if node._enc is not None:
             return node._enc
         if isinstance(node, _Leaf):
-            items = [encode_bytes(_hex_prefix(node.path, True)), encode_bytes(node.value)]
+            items = [encode_bytes(hex_prefix(node.path, True)), encode_bytes(node.value)]
         elif isinstance(node, _Ext):
-            items = [encode_bytes(_hex_prefix(node.path, False)), self._item(node.child)]
+            items = [encode_bytes(hex_prefix(node.path, False)), self._item(node.child)]
         else:
             items = [self._item(c) for c in node.children]
             items.append(encode_bytes(node.value))

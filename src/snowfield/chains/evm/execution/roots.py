@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from snowfield.chains.evm.execution.fasttrie import hex_prefix, nibbles
 from snowfield.crypto.hashing import keccak
 from snowfield.formats.rlp import encode, encode_int
 
@@ -18,7 +19,7 @@ def ordered_root(items: Sequence[bytes]) -> bytes:
     """Root of the trie mapping rlp(index) to each item, as block headers commit to."""
     if not items:
         return EMPTY_ROOT
-    pairs = sorted((_nibbles(encode_int(i)), item) for i, item in enumerate(items))
+    pairs = sorted((nibbles(encode_int(i)), item) for i, item in enumerate(items))
     return keccak(encode(_node(pairs, 0)))
 
 
@@ -26,27 +27,8 @@ def trie_root(mapping: dict[bytes, bytes]) -> bytes:
     """Root of the trie holding `mapping` (keys used as they are)."""
     if not mapping:
         return EMPTY_ROOT
-    pairs = sorted((_nibbles(k), v) for k, v in mapping.items())
+    pairs = sorted((nibbles(k), v) for k, v in mapping.items())
     return keccak(encode(_node(pairs, 0)))
-
-
-def _nibbles(key: bytes) -> tuple[int, ...]:
-    out = []
-    for byte in key:
-        out.append(byte >> 4)
-        out.append(byte & 0x0F)
-    return tuple(out)
-
-
-def _hex_prefix(nibbles: Sequence[int], leaf: bool) -> bytes:
-    flag = 2 if leaf else 0
-    if len(nibbles) % 2:
-        first = [(flag + 1) << 4 | nibbles[0]]
-        rest = nibbles[1:]
-    else:
-        first = [flag << 4]
-        rest = nibbles
-    return bytes(first + [rest[i] << 4 | rest[i + 1] for i in range(0, len(rest), 2)])
 
 
 def _ref(node: Any) -> Any:
@@ -58,7 +40,7 @@ def _ref(node: Any) -> Any:
 def _node(pairs: list[tuple[tuple[int, ...], bytes]], depth: int) -> Any:
     if len(pairs) == 1:
         key, value = pairs[0]
-        return [_hex_prefix(key[depth:], leaf=True), value]
+        return [hex_prefix(key[depth:], leaf=True), value]
     first, last = pairs[0][0], pairs[-1][0]
     shared = 0
     while (
@@ -69,7 +51,7 @@ def _node(pairs: list[tuple[tuple[int, ...], bytes]], depth: int) -> Any:
         shared += 1
     if shared:
         child = _node(pairs, depth + shared)
-        return [_hex_prefix(first[depth : depth + shared], leaf=False), _ref(child)]
+        return [hex_prefix(first[depth : depth + shared], leaf=False), _ref(child)]
     branch: list[Any] = [b""] * 17
     groups: dict[int, list[tuple[tuple[int, ...], bytes]]] = {}
     for key, value in pairs:

@@ -303,6 +303,14 @@ def is_revert(computation: ComputationAPI) -> bool:
     return isinstance(getattr(computation, "_error", None), Revert)
 
 
+def revert_reason(output: bytes) -> str | None:
+    """The message of a revert with Solidity's Error(string), as geth shows it."""
+    if len(output) >= 68 and output[:4] == bytes.fromhex("08c379a0"):
+        length = int.from_bytes(output[36:68], "big")
+        return output[68 : 68 + length].decode("utf-8", "replace")
+    return None
+
+
 def error_text(computation: ComputationAPI) -> str | None:
     err = getattr(computation, "_error", None)
     return None if err is None else _describe(err)

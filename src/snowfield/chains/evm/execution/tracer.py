@@ -12,7 +12,7 @@ from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
 from snowfield.chains.evm.execution.accounts import State as FastState
-from snowfield.chains.evm.execution.state import error_text, is_revert
+from snowfield.chains.evm.execution.state import error_text, is_revert, revert_reason
 
 _TAGGED = {
     0xF0: "CREATE",
@@ -102,7 +102,7 @@ def _frame(
             del frame["to"]
         if is_revert(comp) and output:
             frame["output"] = "0x" + output.hex()
-            reason = _revert_reason(output)
+            reason = revert_reason(output)
             if reason is not None:
                 frame["revertReason"] = reason
     children = [
@@ -116,13 +116,3 @@ def _frame(
     if kind not in ("STATICCALL", "DELEGATECALL"):
         frame["value"] = hex(msg.value)
     return frame
-
-
-def _revert_reason(output: bytes) -> str | None:
-    if len(output) >= 68 and output[:4] == bytes.fromhex("08c379a0"):
-        length = int.from_bytes(output[36:68], "big")
-        try:
-            return output[68 : 68 + length].decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    return None

@@ -1,0 +1,33 @@
+"""Small helpers the node tests share: raw JSON-RPC calls and signed transfers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from eth_account import Account
+
+KEY0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+
+
+def rpc_reply(url: str, method: str, *params: Any) -> dict[str, Any]:
+    """The whole JSON-RPC reply (result or error) of one call."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+    reply: dict[str, Any] = httpx.post(url, json=body, timeout=30).json()
+    return reply
+
+
+def signed_transfer(nonce: int, *, to: str, value: int = 1, key: Any = KEY0, **fields: Any) -> str:
+    """A 0x-hex EIP-1559 transfer on chain 43112, fields overridable."""
+    tx = {
+        "to": to,
+        "value": value,
+        "gas": 21000,
+        "maxFeePerGas": 10**11,
+        "maxPriorityFeePerGas": 10**9,
+        "nonce": nonce,
+        "chainId": 43112,
+        "type": 2,
+        **fields,
+    }
+    return "0x" + bytes(Account.sign_transaction(tx, key).raw_transaction).hex()
