@@ -9,7 +9,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from snowfield.chains.evm.chain import EvmChain, decode_tx
+from snowfield.chains.evm.chain import EvmChain
+from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.model import Block, Tx
 from snowfield.errors import NotFound
 from snowfield.node.filters import FilterRegistry

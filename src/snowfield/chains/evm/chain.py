@@ -25,8 +25,6 @@ from snowfield.chains.evm.execution.state import (
 )
 from snowfield.chains.evm.execution.tracer import call_frame, tracing_state_class
 from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
-
-__all__ = ["EvmChain", "TxLocation", "decode_tx"]
 from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
 from snowfield.chains.evm.journal import Journal
