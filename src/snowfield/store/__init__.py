@@ -1,0 +1,1 @@
+"""Storage: schema, database (SQLite WAL or PostgreSQL) and every SQL statement."""

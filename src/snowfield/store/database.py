@@ -1,0 +1,215 @@
+"""The database: SQLite (WAL, the embedded default) or PostgreSQL, behind one small interface.
+
+SQL in the store is written once with `?` placeholders; PostgreSQL statements are translated
+to `%s` on first use. Each thread gets its own connection, so async callers run queries in
+worker threads and SQLite readers never block the single writer (WAL).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import sqlite3
+import threading
+import time
+import urllib.parse
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from snowfield.errors import InvalidParams, Unavailable
+from snowfield.store.schema import SCHEMA_VERSION, TABLES
+
+Params = Sequence[Any]
+
+
+class Cursor(Protocol):
+    def execute(self, sql: str, params: Params = ...) -> Any: ...
+    def executemany(self, sql: str, seq: Sequence[Params]) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+    def fetchone(self) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseUrl:
+    """A parsed `--db` value: a SQLite path or a PostgreSQL URL (with optional `schema=`)."""
+
+    dialect: str  # sqlite | postgresql
+    target: str  # file path for SQLite, libpq URL for PostgreSQL
+    schema: str | None = None
+
+    @classmethod
+    def parse(cls, url: str) -> DatabaseUrl:
+        if url.startswith(("postgresql://", "postgres://")):
+            parts = urllib.parse.urlsplit(url)
+            query = urllib.parse.parse_qs(parts.query)
+            schema = query.pop("schema", [None])[0]
+            rest = urllib.parse.urlencode({k: v[0] for k, v in query.items()})
+            target = urllib.parse.urlunsplit(parts._replace(query=rest))
+            return cls("postgresql", target, schema)
+        if url.startswith("sqlite:///"):
+            return cls("sqlite", url[len("sqlite:///") :])
+        if "://" in url:
+            raise InvalidParams(f"unsupported database URL {url!r}: use a path or postgresql://")
+        return cls("sqlite", url)
+
+
+@lru_cache(maxsize=512)
+def _to_pyformat(sql: str) -> str:
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class Database:
+    """Connections per thread, transactions, and the schema; the only door to SQL."""
+
+    def __init__(self, url: str, *, query_timeout: float = 10.0) -> None:
+        self.url = DatabaseUrl.parse(url)
+        self.dialect = self.url.dialect
+        self.query_timeout = query_timeout
+        self._local = threading.local()
+        self._all: list[Any] = []
+        self._lock = threading.Lock()
+        if self.dialect == "sqlite" and self.url.target != ":memory:":
+            Path(self.url.target).parent.mkdir(parents=True, exist_ok=True)
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _connection(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._open()
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def _open(self) -> Any:
+        if self.dialect == "sqlite":
+            return self._open_sqlite()
+        return self._open_postgres()
+
+    def _open_sqlite(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.url.target, timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode: a kill -9 loses nothing committed; only power loss can.
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("PRAGMA cache_size=-65536")
+        return conn
+
+    def _open_postgres(self) -> Any:
+        import psycopg
+
+        try:
+            conn = psycopg.connect(self.url.target, autocommit=True)
+        except psycopg.OperationalError as exc:
+            raise Unavailable(f"cannot connect to PostgreSQL: {exc}") from exc
+        if self.url.schema:
+            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.url.schema}"')
+            conn.execute(f'SET search_path TO "{self.url.schema}"')
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            with contextlib.suppress(Exception):
+                conn.close()
+        self._local = threading.local()
+
+    # -- statements --------------------------------------------------------------------------
+
+    def _sql(self, sql: str) -> str:
+        return sql if self.dialect == "sqlite" else _to_pyformat(sql)
+
+    def query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
+        """Rows of one read-only statement, aborted after `query_timeout` seconds."""
+        conn = self._connection()
+        with self._time_limit(conn):
+            cur = conn.execute(self._sql(sql), tuple(params))
+            return [tuple(r) for r in cur.fetchall()]
+
+    def query_one(self, sql: str, params: Params = ()) -> tuple[Any, ...] | None:
+        rows = self.query(sql, params)
+        return rows[0] if rows else None
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Writer]:
+        """One atomic write: everything inside commits together or not at all."""
+        conn = self._connection()
+        if self.dialect == "sqlite":
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield Writer(self, conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        else:
+            with conn.transaction():
+                yield Writer(self, conn)
+
+    @contextlib.contextmanager
+    def _time_limit(self, conn: Any) -> Iterator[None]:
+        if self.dialect != "sqlite":
+            yield
+            return
+        deadline = time.monotonic() + self.query_timeout
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                raise Unavailable("query took too long") from exc
+            raise
+        finally:
+            conn.set_progress_handler(None, 0)
+
+    # -- schema ------------------------------------------------------------------------------
+
+    def migrate(self) -> None:
+        """Creates missing tables and the page-token secret; safe to run at every start."""
+        with self.transaction() as w:
+            for ddl in TABLES:
+                w.execute(ddl)
+            w.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                ("schema_version", str(SCHEMA_VERSION)),
+            )
+            w.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                ("page_token_secret", secrets.token_hex(32)),
+            )
+
+    def meta(self, key: str) -> str | None:
+        row = self.query_one("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if row is None else str(row[0])
+
+
+class Writer:
+    """Statements inside one transaction."""
+
+    def __init__(self, db: Database, conn: Any) -> None:
+        self._db = db
+        self._conn = conn
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        cur = self._conn.execute(self._db._sql(sql), tuple(params))
+        return int(cur.rowcount or 0)
+
+    def executemany(self, sql: str, rows: Sequence[Params]) -> None:
+        if not rows:
+            return
+        if self._db.dialect == "sqlite":
+            self._conn.executemany(sql, rows)
+        else:
+            with self._conn.cursor() as cur:
+                cur.executemany(self._db._sql(sql), rows)
+
+    def query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
+        cur = self._conn.execute(self._db._sql(sql), tuple(params))
+        return [tuple(r) for r in cur.fetchall()]

@@ -1,0 +1,173 @@
+"""The rows the indexer hands to the store: one frozen dataclass per table, plain Python values.
+
+Conventions: addresses and hashes are lower-case `0x` hex strings; quantities that can exceed
+64 bits (values, balances, token ids, prices) are Python ints here and decimal TEXT in the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ChainRow:
+    """One indexed EVM chain and what operation 3 says of it (operator configuration)."""
+
+    chain_id: int
+    name: str
+    network: str  # mainnet | testnet (fuji is the test network) | local
+    rpc_url: str
+    ws_url: str | None = None
+    blockchain_id: str | None = None
+    subnet_id: str | None = None
+    vm_id: str | None = None
+    description: str = ""
+    explorer_url: str | None = None
+    token_name: str = "Avalanche"
+    token_symbol: str = "AVAX"
+    token_decimals: int = 18
+    token_logo: str | None = None
+    chain_logo: str | None = None
+    features: tuple[str, ...] = ()
+    private: bool = False
+    multicall: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRow:
+    chain_id: int
+    number: int
+    hash: str
+    parent_hash: str
+    timestamp: int
+    gas_used: int
+    gas_limit: int
+    base_fee: int | None
+    tx_count: int
+    miner: str
+
+
+@dataclass(frozen=True, slots=True)
+class TxRow:
+    chain_id: int
+    block_number: int
+    tx_index: int
+    hash: str
+    block_hash: str
+    block_timestamp: int
+    from_addr: str
+    to_addr: str | None  # None for a contract creation
+    value: int
+    nonce: int
+    gas_limit: int
+    gas_used: int
+    gas_price: int  # effective gas price from the receipt
+    tx_type: int
+    status: int
+    selector: str  # "0x" + first 4 bytes of input, or "" for empty input
+    created: str | None  # contract address created by a creation transaction
+
+
+@dataclass(frozen=True, slots=True)
+class TransferRow:
+    """One ERC-20/721/1155 transfer; a TransferBatch log gives one row per id (batch_index)."""
+
+    chain_id: int
+    block_number: int
+    tx_index: int
+    log_index: int
+    batch_index: int
+    tx_hash: str
+    block_timestamp: int
+    token: str
+    erc_type: str  # ERC-20 | ERC-721 | ERC-1155
+    from_addr: str
+    to_addr: str
+    token_id: int | None  # None for ERC-20
+    value: int  # 1 for ERC-721
+
+
+@dataclass(frozen=True, slots=True)
+class InternalTxRow:
+    """A nested call frame (depth >= 1) of a transaction's callTracer trace."""
+
+    chain_id: int
+    block_number: int
+    tx_index: int
+    trace_index: int  # pre-order position among the transaction's nested frames
+    tx_hash: str
+    from_addr: str
+    to_addr: str
+    call_type: str  # CALL | CREATE | CREATE2 | DELEGATECALL | STATICCALL | CALLCODE | UNKNOWN
+    value: int
+    gas_limit: int
+    gas_used: int
+    reverted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ContractRow:
+    """A contract created by a transaction (top level or by a factory inside it)."""
+
+    chain_id: int
+    address: str
+    block_number: int
+    tx_index: int
+    tx_hash: str
+    deployer: str  # the transaction's sender
+    factory: str | None  # the creating contract, when created by CREATE/CREATE2 inside a call
+    creation: str  # CREATE | CREATE2 (top-level creations are CREATE)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRow:
+    """What on-chain calls tell of a contract: its ERC type and token metadata."""
+
+    chain_id: int
+    address: str
+    erc_type: str  # ERC-20 | ERC-721 | ERC-1155 | UNKNOWN
+    name: str | None
+    symbol: str | None
+    decimals: int | None
+    first_block: int
+
+
+@dataclass(frozen=True, slots=True)
+class NftRow:
+    """One ERC-721 or ERC-1155 token id: its URI, fetched metadata and (ERC-721) owner."""
+
+    chain_id: int
+    token: str
+    token_id: int
+    erc_type: str
+    token_uri: str
+    index_status: str  # indexed | unindexed | invalid_token_uri | ... (lower case)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata_updated: int | None = None
+    first_block: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BalanceRow:
+    """The native balance of an address after a block that touched it."""
+
+    chain_id: int
+    address: str
+    block_number: int
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class BlockBundle:
+    """Everything extracted from one block, written in one transaction with its checkpoint."""
+
+    block: BlockRow
+    txs: tuple[TxRow, ...] = ()
+    transfers: tuple[TransferRow, ...] = ()
+    internal_txs: tuple[InternalTxRow, ...] = ()
+    contracts: tuple[ContractRow, ...] = ()
+    balances: tuple[BalanceRow, ...] = ()
+    # (address, tx_index) pairs: every address a transaction involves as sender or receiver of
+    # the transaction, a token transfer or an internal transaction.
+    activity: tuple[tuple[str, int], ...] = ()

@@ -1,0 +1,196 @@
+"""Every table of the store, documented; the DDL runs unchanged on SQLite and PostgreSQL.
+
+Conventions: `chain_id` is the EVM chain id and leads every key; addresses and hashes are
+lower-case 0x-hex TEXT; quantities that can exceed 64 bits (values, balances, prices, token ids)
+are decimal TEXT; booleans are SMALLINT 0/1. Every block-derived table carries `block_number`
+so that an unwind is `DELETE ... WHERE block_number >= h`.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+TABLES: tuple[str, ...] = (
+    # Key/value facts of the store itself: schema version, the page-token signing secret.
+    """CREATE TABLE IF NOT EXISTS meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL)""",
+    # Indexed chains and their operator configuration (operation 3).
+    """CREATE TABLE IF NOT EXISTS chains (
+        chain_id BIGINT PRIMARY KEY,
+        name TEXT NOT NULL,
+        network TEXT NOT NULL,
+        rpc_url TEXT NOT NULL,
+        ws_url TEXT,
+        blockchain_id TEXT,
+        subnet_id TEXT,
+        vm_id TEXT,
+        description TEXT NOT NULL,
+        explorer_url TEXT,
+        token_name TEXT NOT NULL,
+        token_symbol TEXT NOT NULL,
+        token_decimals BIGINT NOT NULL,
+        token_logo TEXT,
+        chain_logo TEXT,
+        features TEXT NOT NULL,
+        private SMALLINT NOT NULL,
+        multicall TEXT)""",
+    # The last block whose rows are all written, per chain; moves in the same transaction.
+    """CREATE TABLE IF NOT EXISTS checkpoints (
+        chain_id BIGINT PRIMARY KEY,
+        height BIGINT NOT NULL,
+        hash TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS blocks (
+        chain_id BIGINT NOT NULL,
+        number BIGINT NOT NULL,
+        hash TEXT NOT NULL,
+        parent_hash TEXT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        gas_used BIGINT NOT NULL,
+        gas_limit BIGINT NOT NULL,
+        base_fee TEXT,
+        tx_count BIGINT NOT NULL,
+        miner TEXT NOT NULL,
+        PRIMARY KEY (chain_id, number))""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS blocks_by_hash ON blocks (chain_id, hash)",
+    """CREATE TABLE IF NOT EXISTS transactions (
+        chain_id BIGINT NOT NULL,
+        block_number BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
+        hash TEXT NOT NULL,
+        block_hash TEXT NOT NULL,
+        block_timestamp BIGINT NOT NULL,
+        from_addr TEXT NOT NULL,
+        to_addr TEXT,
+        value TEXT NOT NULL,
+        nonce BIGINT NOT NULL,
+        gas_limit BIGINT NOT NULL,
+        gas_used BIGINT NOT NULL,
+        gas_price TEXT NOT NULL,
+        tx_type SMALLINT NOT NULL,
+        status SMALLINT NOT NULL,
+        selector TEXT NOT NULL,
+        created TEXT,
+        PRIMARY KEY (chain_id, block_number, tx_index))""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS transactions_by_hash ON transactions (chain_id, hash)",
+    # ERC-20/721/1155 transfers; batch_index numbers the ids of one TransferBatch log.
+    """CREATE TABLE IF NOT EXISTS transfers (
+        chain_id BIGINT NOT NULL,
+        block_number BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
+        log_index BIGINT NOT NULL,
+        batch_index BIGINT NOT NULL,
+        tx_hash TEXT NOT NULL,
+        block_timestamp BIGINT NOT NULL,
+        token TEXT NOT NULL,
+        erc_type TEXT NOT NULL,
+        from_addr TEXT NOT NULL,
+        to_addr TEXT NOT NULL,
+        token_id TEXT,
+        value TEXT NOT NULL,
+        PRIMARY KEY (chain_id, block_number, log_index, batch_index))""",
+    """CREATE INDEX IF NOT EXISTS transfers_by_from
+        ON transfers (chain_id, from_addr, erc_type, block_number, log_index)""",
+    """CREATE INDEX IF NOT EXISTS transfers_by_to
+        ON transfers (chain_id, to_addr, erc_type, block_number, log_index)""",
+    """CREATE INDEX IF NOT EXISTS transfers_by_token_id
+        ON transfers (chain_id, token, token_id, block_number)""",
+    # Nested call frames of callTracer traces (the top-level call is the transaction itself).
+    """CREATE TABLE IF NOT EXISTS internal_txs (
+        chain_id BIGINT NOT NULL,
+        block_number BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
+        trace_index BIGINT NOT NULL,
+        tx_hash TEXT NOT NULL,
+        from_addr TEXT NOT NULL,
+        to_addr TEXT NOT NULL,
+        call_type TEXT NOT NULL,
+        value TEXT NOT NULL,
+        gas_limit BIGINT NOT NULL,
+        gas_used BIGINT NOT NULL,
+        reverted SMALLINT NOT NULL,
+        PRIMARY KEY (chain_id, block_number, tx_index, trace_index))""",
+    # Which transactions involve an address, in any role (operation 5's keyset).
+    """CREATE TABLE IF NOT EXISTS address_txs (
+        chain_id BIGINT NOT NULL,
+        address TEXT NOT NULL,
+        block_number BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
+        PRIMARY KEY (chain_id, address, block_number, tx_index))""",
+    "CREATE INDEX IF NOT EXISTS address_txs_by_block ON address_txs (chain_id, block_number)",
+    """CREATE TABLE IF NOT EXISTS contracts (
+        chain_id BIGINT NOT NULL,
+        address TEXT NOT NULL,
+        block_number BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
+        tx_hash TEXT NOT NULL,
+        deployer TEXT NOT NULL,
+        factory TEXT,
+        creation TEXT NOT NULL,
+        PRIMARY KEY (chain_id, address))""",
+    """CREATE INDEX IF NOT EXISTS contracts_by_deployer
+        ON contracts (chain_id, deployer, block_number, tx_index)""",
+    """CREATE INDEX IF NOT EXISTS contracts_by_factory
+        ON contracts (chain_id, factory, block_number, tx_index)""",
+    "CREATE INDEX IF NOT EXISTS contracts_by_block ON contracts (chain_id, block_number)",
+    # ERC type and token metadata of contracts, from eth_call at first sight.
+    """CREATE TABLE IF NOT EXISTS tokens (
+        chain_id BIGINT NOT NULL,
+        address TEXT NOT NULL,
+        erc_type TEXT NOT NULL,
+        name TEXT,
+        symbol TEXT,
+        decimals BIGINT,
+        first_block BIGINT NOT NULL,
+        PRIMARY KEY (chain_id, address))""",
+    # ERC-721/1155 token ids: URI, metadata (JSON text) and, for ERC-721, the current owner.
+    """CREATE TABLE IF NOT EXISTS nfts (
+        chain_id BIGINT NOT NULL,
+        token TEXT NOT NULL,
+        token_id TEXT NOT NULL,
+        erc_type TEXT NOT NULL,
+        token_uri TEXT NOT NULL,
+        index_status TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        metadata_updated BIGINT,
+        first_block BIGINT NOT NULL,
+        owner TEXT,
+        owner_block BIGINT,
+        owner_log BIGINT,
+        PRIMARY KEY (chain_id, token, token_id))""",
+    "CREATE INDEX IF NOT EXISTS nfts_by_owner ON nfts (chain_id, owner, token, token_id)",
+    # Native balance of an address after each block that touched it; latest row = current.
+    """CREATE TABLE IF NOT EXISTS balances (
+        chain_id BIGINT NOT NULL,
+        address TEXT NOT NULL,
+        block_number BIGINT NOT NULL,
+        balance TEXT NOT NULL,
+        PRIMARY KEY (chain_id, address, block_number))""",
+    "CREATE INDEX IF NOT EXISTS balances_by_block ON balances (chain_id, block_number)",
+    # Operator-curated contract metadata (operation 4), one JSON object per contract.
+    """CREATE TABLE IF NOT EXISTS contract_metadata (
+        chain_id BIGINT NOT NULL,
+        address TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (chain_id, address))""",
+    # API keys of the data service; only the SHA-256 of a key is stored.
+    """CREATE TABLE IF NOT EXISTS api_keys (
+        id TEXT PRIMARY KEY,
+        key_hash TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        created BIGINT NOT NULL,
+        revoked BIGINT,
+        chains TEXT,
+        rate_per_minute BIGINT)""",
+)
+
+# Tables whose rows belong to a block and go away when the chain unwinds past it.
+BLOCK_TABLES: tuple[str, ...] = (
+    "blocks",
+    "transactions",
+    "transfers",
+    "internal_txs",
+    "address_txs",
+    "contracts",
+    "balances",
+)

@@ -1,0 +1,374 @@
+"""Writes of the indexer: a batch of blocks and its checkpoint in one transaction, chain
+configuration, and unwinding to a height. Upserts by natural key make every write idempotent,
+so replaying a batch after a crash gives exactly the same rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import orjson
+
+from snowfield.store.database import Database, Writer
+from snowfield.store.rows import BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
+
+# Table -> column holding the block height, for unwinds.
+BLOCK_COLUMNS: dict[str, str] = {
+    "blocks": "number",
+    "transactions": "block_number",
+    "transfers": "block_number",
+    "internal_txs": "block_number",
+    "address_txs": "block_number",
+    "contracts": "block_number",
+    "balances": "block_number",
+    "tokens": "first_block",
+    "nfts": "first_block",
+}
+
+
+def upsert_chain(db: Database, chain: ChainRow) -> None:
+    """Records (or updates) an indexed chain's configuration."""
+    values = (
+        chain.chain_id,
+        chain.name,
+        chain.network,
+        chain.rpc_url,
+        chain.ws_url,
+        chain.blockchain_id,
+        chain.subnet_id,
+        chain.vm_id,
+        chain.description,
+        chain.explorer_url,
+        chain.token_name,
+        chain.token_symbol,
+        chain.token_decimals,
+        chain.token_logo,
+        chain.chain_logo,
+        ",".join(chain.features),
+        int(chain.private),
+        chain.multicall,
+    )
+    columns = (
+        "chain_id, name, network, rpc_url, ws_url, blockchain_id, subnet_id, vm_id, description,"
+        " explorer_url, token_name, token_symbol, token_decimals, token_logo, chain_logo,"
+        " features, private, multicall"
+    )
+    updates = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in columns.split(",")[1:])
+    with db.transaction() as w:
+        w.execute(
+            f"INSERT INTO chains ({columns}) VALUES ({', '.join('?' * len(values))})"
+            f" ON CONFLICT (chain_id) DO UPDATE SET {updates}",
+            values,
+        )
+
+
+def checkpoint(db: Database, chain_id: int) -> tuple[int, str] | None:
+    """The height and hash of the last fully written block, or None before the first."""
+    row = db.query_one("SELECT height, hash FROM checkpoints WHERE chain_id = ?", (chain_id,))
+    return None if row is None else (int(row[0]), str(row[1]))
+
+
+def block_hash(db: Database, chain_id: int, number: int) -> str | None:
+    row = db.query_one(
+        "SELECT hash FROM blocks WHERE chain_id = ? AND number = ?", (chain_id, number)
+    )
+    return None if row is None else str(row[0])
+
+
+def known_tokens(db: Database, chain_id: int, addresses: Iterable[str]) -> set[str]:
+    """Which of these addresses already have a `tokens` row (so need no detection calls)."""
+    wanted = sorted(set(addresses))
+    found: set[str] = set()
+    for i in range(0, len(wanted), 500):
+        part = wanted[i : i + 500]
+        rows = db.query(
+            f"SELECT address FROM tokens WHERE chain_id = ? AND address IN"
+            f" ({', '.join('?' * len(part))})",
+            (chain_id, *part),
+        )
+        found.update(str(r[0]) for r in rows)
+    return found
+
+
+def known_nfts(
+    db: Database, chain_id: int, keys: Iterable[tuple[str, int]]
+) -> set[tuple[str, int]]:
+    """Which (token, token id) pairs already have an `nfts` row."""
+    found: set[tuple[str, int]] = set()
+    by_token: dict[str, list[str]] = {}
+    for token, token_id in set(keys):
+        by_token.setdefault(token, []).append(str(token_id))
+    for token, ids in by_token.items():
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            rows = db.query(
+                f"SELECT token_id FROM nfts WHERE chain_id = ? AND token = ? AND token_id IN"
+                f" ({', '.join('?' * len(part))})",
+                (chain_id, token, *part),
+            )
+            found.update((token, int(r[0])) for r in rows)
+    return found
+
+
+def write_batch(
+    db: Database,
+    chain_id: int,
+    bundles: Sequence[BlockBundle],
+    tokens: Sequence[TokenRow] = (),
+    nfts: Sequence[NftRow] = (),
+) -> None:
+    """Writes consecutive blocks and moves the checkpoint to the last, atomically."""
+    if not bundles:
+        return
+    with db.transaction() as w:
+        _insert_rows(w, bundles)
+        _insert_tokens(w, tokens)
+        _insert_nfts(w, nfts)
+        _move_owners(w, chain_id, [t for b in bundles for t in b.transfers])
+        last = bundles[-1].block
+        w.execute(
+            "INSERT INTO checkpoints (chain_id, height, hash) VALUES (?, ?, ?)"
+            " ON CONFLICT (chain_id) DO UPDATE SET height = excluded.height, hash = excluded.hash",
+            (chain_id, last.number, last.hash),
+        )
+
+
+def _insert_rows(w: Writer, bundles: Sequence[BlockBundle]) -> None:
+    w.executemany(
+        "INSERT INTO blocks (chain_id, number, hash, parent_hash, timestamp, gas_used, gas_limit,"
+        " base_fee, tx_count, miner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, number) DO NOTHING",
+        [
+            (
+                b.chain_id,
+                b.number,
+                b.hash,
+                b.parent_hash,
+                b.timestamp,
+                b.gas_used,
+                b.gas_limit,
+                None if b.base_fee is None else str(b.base_fee),
+                b.tx_count,
+                b.miner,
+            )
+            for b in (bundle.block for bundle in bundles)
+        ],
+    )
+    w.executemany(
+        "INSERT INTO transactions (chain_id, block_number, tx_index, hash, block_hash,"
+        " block_timestamp, from_addr, to_addr, value, nonce, gas_limit, gas_used, gas_price,"
+        " tx_type, status, selector, created) VALUES"
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, block_number, tx_index) DO NOTHING",
+        [
+            (
+                t.chain_id,
+                t.block_number,
+                t.tx_index,
+                t.hash,
+                t.block_hash,
+                t.block_timestamp,
+                t.from_addr,
+                t.to_addr,
+                str(t.value),
+                t.nonce,
+                t.gas_limit,
+                t.gas_used,
+                str(t.gas_price),
+                t.tx_type,
+                t.status,
+                t.selector,
+                t.created,
+            )
+            for bundle in bundles
+            for t in bundle.txs
+        ],
+    )
+    w.executemany(
+        "INSERT INTO transfers (chain_id, block_number, tx_index, log_index, batch_index, tx_hash,"
+        " block_timestamp, token, erc_type, from_addr, to_addr, token_id, value) VALUES"
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, block_number, log_index, batch_index) DO NOTHING",
+        [
+            (
+                t.chain_id,
+                t.block_number,
+                t.tx_index,
+                t.log_index,
+                t.batch_index,
+                t.tx_hash,
+                t.block_timestamp,
+                t.token,
+                t.erc_type,
+                t.from_addr,
+                t.to_addr,
+                None if t.token_id is None else str(t.token_id),
+                str(t.value),
+            )
+            for bundle in bundles
+            for t in bundle.transfers
+        ],
+    )
+    w.executemany(
+        "INSERT INTO internal_txs (chain_id, block_number, tx_index, trace_index, tx_hash,"
+        " from_addr, to_addr, call_type, value, gas_limit, gas_used, reverted) VALUES"
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, block_number, tx_index, trace_index) DO NOTHING",
+        [
+            (
+                i.chain_id,
+                i.block_number,
+                i.tx_index,
+                i.trace_index,
+                i.tx_hash,
+                i.from_addr,
+                i.to_addr,
+                i.call_type,
+                str(i.value),
+                i.gas_limit,
+                i.gas_used,
+                int(i.reverted),
+            )
+            for bundle in bundles
+            for i in bundle.internal_txs
+        ],
+    )
+    w.executemany(
+        "INSERT INTO contracts (chain_id, address, block_number, tx_index, tx_hash, deployer,"
+        " factory, creation) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, address) DO NOTHING",
+        [
+            (
+                c.chain_id,
+                c.address,
+                c.block_number,
+                c.tx_index,
+                c.tx_hash,
+                c.deployer,
+                c.factory,
+                c.creation,
+            )
+            for bundle in bundles
+            for c in bundle.contracts
+        ],
+    )
+    w.executemany(
+        "INSERT INTO balances (chain_id, address, block_number, balance) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, address, block_number) DO NOTHING",
+        [
+            (b.chain_id, b.address, b.block_number, str(b.balance))
+            for bundle in bundles
+            for b in bundle.balances
+        ],
+    )
+    w.executemany(
+        "INSERT INTO address_txs (chain_id, address, block_number, tx_index) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, address, block_number, tx_index) DO NOTHING",
+        [
+            (bundle.block.chain_id, address, bundle.block.number, tx_index)
+            for bundle in bundles
+            for address, tx_index in bundle.activity
+        ],
+    )
+
+
+def _insert_tokens(w: Writer, tokens: Sequence[TokenRow]) -> None:
+    w.executemany(
+        "INSERT INTO tokens (chain_id, address, erc_type, name, symbol, decimals, first_block)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chain_id, address) DO NOTHING",
+        [
+            (t.chain_id, t.address, t.erc_type, t.name, t.symbol, t.decimals, t.first_block)
+            for t in tokens
+        ],
+    )
+
+
+def _insert_nfts(w: Writer, nfts: Sequence[NftRow]) -> None:
+    w.executemany(
+        "INSERT INTO nfts (chain_id, token, token_id, erc_type, token_uri, index_status, metadata,"
+        " metadata_updated, first_block) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, token, token_id) DO NOTHING",
+        [
+            (
+                n.chain_id,
+                n.token,
+                str(n.token_id),
+                n.erc_type,
+                n.token_uri,
+                n.index_status,
+                orjson.dumps(n.metadata).decode(),
+                n.metadata_updated,
+                n.first_block,
+            )
+            for n in nfts
+        ],
+    )
+
+
+def _move_owners(w: Writer, chain_id: int, transfers: Sequence[TransferRow]) -> None:
+    """ERC-721 owner = receiver of the token id's latest transfer (by block, then log)."""
+    latest: dict[tuple[str, int], TransferRow] = {}
+    for t in transfers:
+        if t.erc_type == "ERC-721" and t.token_id is not None:
+            latest[(t.token, t.token_id)] = t  # transfers arrive in chain order
+    w.executemany(
+        "UPDATE nfts SET owner = ?, owner_block = ?, owner_log = ?"
+        " WHERE chain_id = ? AND token = ? AND token_id = ?"
+        " AND (owner_block IS NULL OR owner_block < ? OR (owner_block = ? AND owner_log <= ?))",
+        [
+            (
+                t.to_addr,
+                t.block_number,
+                t.log_index,
+                chain_id,
+                t.token,
+                str(t.token_id),
+                t.block_number,
+                t.block_number,
+                t.log_index,
+            )
+            for t in latest.values()
+        ],
+    )
+
+
+def unwind(db: Database, chain_id: int, height: int) -> None:
+    """Removes every row of blocks >= height (a reorg) and moves the checkpoint below it."""
+    with db.transaction() as w:
+        for table, column in BLOCK_COLUMNS.items():
+            w.execute(
+                f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)
+            )
+        _recompute_owners(w, chain_id, height)
+        below = w.query(
+            "SELECT number, hash FROM blocks WHERE chain_id = ? AND number < ?"
+            " ORDER BY number DESC LIMIT 1",
+            (chain_id, height),
+        )
+        if below:
+            w.execute(
+                "UPDATE checkpoints SET height = ?, hash = ? WHERE chain_id = ?",
+                (below[0][0], below[0][1], chain_id),
+            )
+        else:
+            w.execute("DELETE FROM checkpoints WHERE chain_id = ?", (chain_id,))
+
+
+def _recompute_owners(w: Writer, chain_id: int, height: int) -> None:
+    stale = w.query(
+        "SELECT token, token_id FROM nfts WHERE chain_id = ? AND owner_block >= ?",
+        (chain_id, height),
+    )
+    for token, token_id in stale:
+        last: list[tuple[Any, ...]] = w.query(
+            "SELECT to_addr, block_number, log_index FROM transfers"
+            " WHERE chain_id = ? AND token = ? AND token_id = ? AND erc_type = 'ERC-721'"
+            " ORDER BY block_number DESC, log_index DESC LIMIT 1",
+            (chain_id, token, token_id),
+        )
+        owner = last[0] if last else (None, None, None)
+        w.execute(
+            "UPDATE nfts SET owner = ?, owner_block = ?, owner_log = ?"
+            " WHERE chain_id = ? AND token = ? AND token_id = ?",
+            (*owner, chain_id, token, token_id),
+        )
