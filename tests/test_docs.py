@@ -5,22 +5,34 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from snowfield.config import SETTINGS, DevnetSettings
+import pytest
+
+from snowfield.config import SERVICES, SETTINGS
 from snowfield.testing import serve_devnet
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-def test_every_setting_is_in_the_table_and_the_docs() -> None:
-    fields = {f.name for f in dataclasses.fields(DevnetSettings)}
-    table = {s.name.replace("-", "_") for s in SETTINGS if s.service == "devnet"}
-    assert fields == table
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_every_setting_is_in_the_table_and_the_docs(service: str) -> None:
+    settings_type = SERVICES[service]
+    fields = {f.name for f in dataclasses.fields(settings_type)}
+    rows = [s for s in SETTINGS if s.service == service]
+    assert fields == {s.name.replace("-", "_") for s in rows}
     text = (DOCS / "settings.md").read_text()
-    for setting in SETTINGS:
-        assert f"`{setting.flag}`" in text and f"`{setting.env}`" in text, setting.name
-    defaults = DevnetSettings()
-    for setting in SETTINGS:
+    section = text.split(f"## `snowfield {service}`", 1)[1].split("\n## ", 1)[0]
+    defaults = settings_type()
+    for setting in rows:
+        assert f"`{setting.flag}`" in section and f"`{setting.env}`" in section, setting.name
         assert getattr(defaults, setting.name.replace("-", "_")) == setting.default, setting.name
+
+
+def test_environment_names_are_unambiguous() -> None:
+    """Two settings share an environment variable only when they mean the same thing."""
+    by_env: dict[str, set[object]] = {}
+    for s in SETTINGS:
+        by_env.setdefault(s.env, set()).add((s.name, repr(s.default)))
+    assert {env: v for env, v in by_env.items() if len(v) > 1} == {}
 
 
 def test_every_method_is_documented() -> None:

@@ -17,14 +17,14 @@ from rich.console import Console
 
 from snowfield import logs
 from snowfield.chains.evm.journal import Journal, MemoryJournal
-from snowfield.config import SETTINGS, DevnetSettings
+from snowfield.config import SETTINGS, DevnetSettings, IndexSettings
 from snowfield.crypto.keys import DEFAULT_MNEMONIC
 from snowfield.errors import SnowfieldError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 console = Console(stderr=True)
 log = logging.getLogger("snowfield.cli")
-_HELP = {s.name: s for s in SETTINGS}
+_HELP = {(s.service, s.name): s for s in SETTINGS}
 
 
 @app.callback()
@@ -32,8 +32,8 @@ def root() -> None:
     """snowfield: devnet, indexer, data and metrics APIs, signature aggregator."""
 
 
-def _opt(name: str, **kwargs: Any) -> Any:
-    setting = _HELP[name]
+def _opt(name: str, service: str = "devnet", **kwargs: Any) -> Any:
+    setting = _HELP[(service, name)]
     flag = f"--{name}/--no-{name}" if isinstance(setting.default, bool) else f"--{name}"
     return typer.Option(flag, envvar=setting.env, help=setting.help, **kwargs)
 
@@ -181,6 +181,138 @@ def _print_banner(node: Any, settings: DevnetSettings) -> None:
         + ("automine" if settings.block_time is None else f"block time {settings.block_time}s")
         + (f", data in {settings.data_dir}" if settings.data_dir else ", in memory")
     )
+
+
+@app.command()
+def index(
+    rpc: Annotated[str, _opt("rpc", "index")] = "http://127.0.0.1:9650/ext/bc/C/rpc",
+    ws: Annotated[str | None, _opt("ws", "index")] = None,
+    db: Annotated[str, _opt("db", "index")] = "data/snowfield.db",
+    chain_name: Annotated[str, _opt("chain-name", "index")] = "C-Chain",
+    network: Annotated[str, _opt("network", "index")] = "testnet",
+    description: Annotated[str, _opt("description", "index")] = "",
+    explorer_url: Annotated[str | None, _opt("explorer-url", "index")] = None,
+    blockchain_id: Annotated[str | None, _opt("blockchain-id", "index")] = None,
+    subnet_id: Annotated[str | None, _opt("subnet-id", "index")] = None,
+    token_name: Annotated[str, _opt("token-name", "index")] = "Avalanche",
+    token_symbol: Annotated[str, _opt("token-symbol", "index")] = "AVAX",
+    features: Annotated[str, _opt("features", "index")] = "nftIndexing",
+    batch_blocks: Annotated[int, _opt("batch-blocks", "index", min=1, max=10_000)] = 100,
+    rpc_batch_size: Annotated[int, _opt("rpc-batch-size", "index", min=1)] = 40,
+    rpc_concurrency: Annotated[int, _opt("rpc-concurrency", "index", min=1, max=64)] = 4,
+    poll_interval: Annotated[float, _opt("poll-interval", "index", min=0.05)] = 0.5,
+    follow: Annotated[bool, _opt("follow", "index")] = True,
+    until: Annotated[int | None, _opt("until", "index", min=0)] = None,
+    metrics_port: Annotated[int | None, _opt("metrics-port", "index")] = None,
+    log_level: Annotated[str, _opt("log-level", "index")] = "info",
+    log_format: Annotated[str, _opt("log-format", "index")] = "text",
+) -> None:
+    """Index an EVM node (ours or any other) over JSON-RPC into SQLite or PostgreSQL."""
+    settings = IndexSettings(**{k: v for k, v in locals().items()})
+    logs.configure(settings.log_level, settings.log_format)
+    try:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(_run_index(settings))
+    except SnowfieldError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(1) from None
+
+
+async def _run_index(settings: Any) -> None:
+    from snowfield.indexer.calls import Calls
+    from snowfield.indexer.indexer import Indexer
+    from snowfield.rpc.client import DocumentFetcher, RpcClient
+    from snowfield.store.database import Database
+
+    db = Database(settings.db)
+    await asyncio.to_thread(db.migrate)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    fetcher = DocumentFetcher()
+    async with RpcClient(settings.rpc, retries=5) as client:
+        calls = Calls(
+            client, batch_size=settings.rpc_batch_size, concurrency=settings.rpc_concurrency
+        )
+        chain_id = int(await client.call("eth_chainId"), 16)
+        await asyncio.to_thread(_record_chain, db, chain_id, settings)
+        indexer = Indexer(db, calls, fetcher, chain_id, batch_blocks=settings.batch_blocks)
+        metrics = await _serve_metrics(settings.metrics_port, indexer.stats.prometheus)
+        try:
+            work = asyncio.create_task(_index_work(indexer, settings, stop))
+            stopper = asyncio.create_task(stop.wait())
+            await asyncio.wait({work, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            stopper.cancel()
+            work.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await work
+        finally:
+            await fetcher.aclose()
+            if metrics is not None:
+                metrics.close()
+            db.close()
+    log.info("indexer stopped at block %d", indexer.stats.height)
+
+
+async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeRemainingColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("backfill", total=None)
+        height = await indexer.sync(
+            settings.until, lambda done, total: bar.update(task, completed=done, total=total)
+        )
+    log.info("backfill done at block %d (%d transactions)", height, indexer.stats.transactions)
+    if settings.follow and settings.until is None:
+        await indexer.follow(stop, settings.poll_interval)
+
+
+def _record_chain(db: Any, chain_id: int, settings: Any) -> None:
+    from snowfield.store.rows import ChainRow
+    from snowfield.store.writes import upsert_chain
+
+    features = tuple(f for f in settings.features.split(",") if f)
+    upsert_chain(
+        db,
+        ChainRow(
+            chain_id=chain_id,
+            name=settings.chain_name,
+            network=settings.network,
+            rpc_url=settings.rpc,
+            ws_url=settings.ws,
+            blockchain_id=settings.blockchain_id,
+            subnet_id=settings.subnet_id,
+            description=settings.description,
+            explorer_url=settings.explorer_url,
+            token_name=settings.token_name,
+            token_symbol=settings.token_symbol,
+            features=features,
+        ),
+    )
+
+
+async def _serve_metrics(port: int | None, render: Any) -> asyncio.Server | None:
+    """Prometheus text on 127.0.0.1:port for any GET; a plain socket server keeps the indexer
+    free of a web framework."""
+    if port is None:
+        return None
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
+            await reader.readuntil(b"\r\n\r\n")
+            body = render().encode()
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/plain; version=0.0.4\r\n"
+                + f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+                + body
+            )
+            await writer.drain()
+        writer.close()
+
+    return await asyncio.start_server(answer, "127.0.0.1", port)
 
 
 def main() -> None:

@@ -15,10 +15,11 @@ class Setting:
     default: object
     help: str
     service: str
+    env_name: str | None = None  # where two services' same-named settings must differ
 
     @property
     def env(self) -> str:
-        return ENV_PREFIX + self.name.upper().replace("-", "_")
+        return self.env_name or ENV_PREFIX + self.name.upper().replace("-", "_")
 
     @property
     def flag(self) -> str:
@@ -90,6 +91,46 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("log-level", "info", "Log level: debug, info, warn, error.", "devnet"),
     Setting("log-format", "text", "Log format: text or json (structured).", "devnet"),
+    # snowfield index
+    Setting("rpc", "http://127.0.0.1:9650/ext/bc/C/rpc", "JSON-RPC URL of the node.", "index"),
+    Setting("ws", None, "WebSocket URL of the node, listed by the data service.", "index"),
+    Setting("db", "data/snowfield.db", "SQLite path or postgresql:// URL.", "index"),
+    Setting("chain-name", "C-Chain", "Name of the chain in the data service.", "index"),
+    Setting("network", "testnet", "Network of the chain: mainnet or testnet.", "index"),
+    Setting("description", "", "Description of the chain in the data service.", "index"),
+    Setting("explorer-url", None, "Block explorer URL listed for the chain.", "index"),
+    Setting("blockchain-id", None, "Blockchain id (cb58) of the chain, if known.", "index"),
+    Setting("subnet-id", None, "Subnet id (cb58) the chain belongs to, if known.", "index"),
+    Setting("token-name", "Avalanche", "Name of the chain's native token.", "index"),
+    Setting("token-symbol", "AVAX", "Symbol of the chain's native token.", "index"),
+    Setting(
+        "features",
+        "nftIndexing",
+        "Comma-separated features: nftIndexing, webhooks, teleporter.",
+        "index",
+    ),
+    Setting("batch-blocks", 100, "Blocks fetched and written per transaction.", "index"),
+    Setting("rpc-batch-size", 40, "Most calls in one JSON-RPC batch (the node's limit).", "index"),
+    Setting("rpc-concurrency", 4, "JSON-RPC batches in flight at once.", "index"),
+    Setting("poll-interval", 0.5, "Seconds between head checks while following.", "index"),
+    Setting("follow", True, "Keep following the head after the backfill.", "index"),
+    Setting("until", None, "Stop after this block (implies no follow).", "index"),
+    Setting(
+        "metrics-port",
+        None,
+        "Serve Prometheus metrics of the indexer on 127.0.0.1 at this port.",
+        "index",
+    ),
+    Setting(
+        "log-level", "info", "Log level: debug, info, warn, error.", "index", "SNOWFIELD_LOG_LEVEL"
+    ),
+    Setting(
+        "log-format",
+        "text",
+        "Log format: text or json (structured).",
+        "index",
+        "SNOWFIELD_LOG_FORMAT",
+    ),
 )
 
 
@@ -119,3 +160,34 @@ class DevnetSettings:
     fsync: bool = False
     log_level: str = "info"
     log_format: str = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSettings:
+    """Everything `snowfield index` is told; defaults match the SETTINGS table."""
+
+    rpc: str = "http://127.0.0.1:9650/ext/bc/C/rpc"
+    ws: str | None = None
+    db: str = "data/snowfield.db"
+    chain_name: str = "C-Chain"
+    network: str = "testnet"
+    description: str = ""
+    explorer_url: str | None = None
+    blockchain_id: str | None = None
+    subnet_id: str | None = None
+    token_name: str = "Avalanche"
+    token_symbol: str = "AVAX"
+    features: str = "nftIndexing"
+    batch_blocks: int = 100
+    rpc_batch_size: int = 40
+    rpc_concurrency: int = 4
+    poll_interval: float = 0.5
+    follow: bool = True
+    until: int | None = None
+    metrics_port: int | None = None
+    log_level: str = "info"
+    log_format: str = "text"
+
+
+# Which settings dataclass each service's rows of SETTINGS describe.
+SERVICES: dict[str, type] = {"devnet": DevnetSettings, "index": IndexSettings}

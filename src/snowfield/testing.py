@@ -24,6 +24,14 @@ import uvicorn
 from snowfield.cli import build_node
 from snowfield.config import DevnetSettings
 from snowfield.node.app import create_node_app
+from snowfield.store.database import Database
+
+PG_ENV = "SNOWFIELD_TEST_PG"
+DEV_KEYS = [
+    bytes.fromhex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"),
+    bytes.fromhex("59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"),
+    bytes.fromhex("5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"),
+]
 
 
 def free_port() -> int:
@@ -134,3 +142,67 @@ class DevnetProcess:
                 self.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill9()
+
+
+def database_urls(tmp_path: Path) -> list[str]:
+    """A SQLite file always; a fresh PostgreSQL schema too when SNOWFIELD_TEST_PG is set
+    (its value is the server URL, or 1 for postgresql://127.0.0.1:5432/test)."""
+    urls = [str(tmp_path / "snowfield.db")]
+    pg = os.environ.get(PG_ENV)
+    if pg:
+        base = pg if pg.startswith("postgresql://") else "postgresql://127.0.0.1:5432/test"
+        urls.append(f"{base}?schema=t_{os.getpid()}_{time.monotonic_ns()}")
+    return urls
+
+
+@contextlib.contextmanager
+def open_database(url: str) -> Iterator[Database]:
+    """A migrated database, dropped (PostgreSQL schema) or left in tmp (SQLite) afterwards."""
+    db = Database(url)
+    db.migrate()
+    try:
+        yield db
+    finally:
+        schema = db.url.schema
+        db.close()
+        if schema:
+            import psycopg
+
+            with psycopg.connect(db.url.target, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def run_demo_rounds(rpc: str, rounds: int, keys: list[bytes] | None = None) -> Any:
+    """Deploys the demo contracts and sends `rounds` rounds of demo traffic; the report."""
+    import asyncio
+
+    from snowfield.rpc.client import RpcClient
+    from snowfield.workload.demo import run_demo
+
+    async def go() -> Any:
+        async with RpcClient(rpc) as client:
+            return await run_demo(
+                client, keys or DEV_KEYS, rounds=rounds, interval=0, stop=None, log=lambda _: None
+            )
+
+    return asyncio.run(go())
+
+
+def index_node(db: Database, rpc: str, *, until: int | None = None, batch_blocks: int = 25) -> Any:
+    """Indexes the node at `rpc` into `db` up to `until` (default: its head); the Indexer."""
+    import asyncio
+
+    from snowfield.indexer.calls import Calls
+    from snowfield.indexer.indexer import Indexer
+    from snowfield.rpc.client import DocumentFetcher, RpcClient
+
+    async def go() -> Any:
+        fetcher = DocumentFetcher()
+        async with RpcClient(rpc) as client:
+            chain_id = int(await client.call("eth_chainId"), 16)
+            indexer = Indexer(db, Calls(client), fetcher, chain_id, batch_blocks=batch_blocks)
+            await indexer.sync(until)
+        await fetcher.aclose()
+        return indexer
+
+    return asyncio.run(go())

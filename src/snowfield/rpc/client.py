@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -23,8 +24,9 @@ class RpcError(SnowfieldError):
 class RpcClient:
     """Calls one JSON-RPC endpoint; reuses one HTTP connection pool."""
 
-    def __init__(self, url: str, *, timeout: float = 30.0) -> None:
+    def __init__(self, url: str, *, timeout: float = 30.0, retries: int = 0) -> None:
         self.url = url
+        self.retries = retries
         self._ids = itertools.count(1)
         self._http = httpx.AsyncClient(timeout=timeout)
 
@@ -49,6 +51,14 @@ class RpcClient:
 
     async def batch(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
         """Sends calls in one batch; results come back in call order; the first error raises."""
+        results = await self.batch_results(calls)
+        for result in results:
+            if isinstance(result, RpcError):
+                raise result
+        return results
+
+    async def batch_results(self, calls: Sequence[tuple[str, Sequence[Any]]]) -> list[Any]:
+        """Sends calls in one batch; each item is its result or its RpcError, in call order."""
         if not calls:
             return []
         first = next(self._ids)
@@ -60,16 +70,35 @@ class RpcClient:
             next(self._ids)
         replies = await self._post(body)
         if not isinstance(replies, list):
-            return [_result(replies)]
-        by_id = {r.get("id"): r for r in replies}
-        return [_result(by_id.get(first + i, {})) for i in range(len(calls))]
+            # A node answers a whole batch with one error object (e.g. batch too large).
+            error = _outcome(replies)
+            return [error] * len(calls)
+        by_id = {r.get("id"): r for r in replies if isinstance(r, dict)}
+        return [_outcome(by_id.get(first + i, {})) for i in range(len(calls))]
 
     async def _post(self, body: object) -> Any:
-        response = await self._http.post(
-            self.url, content=orjson.dumps(body), headers={"content-type": "application/json"}
-        )
-        response.raise_for_status()
-        return orjson.loads(response.content)
+        content = orjson.dumps(body)
+        for attempt in range(self.retries + 1):
+            try:
+                response = await self._http.post(
+                    self.url, content=content, headers={"content-type": "application/json"}
+                )
+                if response.status_code < 500 or attempt == self.retries:
+                    response.raise_for_status()
+                    return orjson.loads(response.content)
+            except httpx.TransportError:
+                if attempt == self.retries:
+                    raise
+            # Back off 0.2, 0.4, 0.8 ... s, at most 5 s, before the next attempt.
+            await asyncio.sleep(min(5.0, 0.2 * 2**attempt))
+        raise AssertionError("unreachable")
+
+
+def _outcome(reply: Any) -> Any:
+    try:
+        return _result(reply)
+    except RpcError as exc:
+        return exc
 
 
 def _result(reply: Any) -> Any:
@@ -81,3 +110,35 @@ def _result(reply: Any) -> Any:
     if "result" not in reply:
         raise RpcError(-32603, "reply has neither result nor error")
     return reply["result"]
+
+
+class TooLarge(SnowfieldError):
+    """Raised when a fetched document exceeds the allowed size."""
+
+
+class DocumentFetcher:
+    """GETs small documents over http(s) (NFT metadata), bounded in size and time."""
+
+    def __init__(self, *, timeout: float = 5.0, max_bytes: int = 1 << 20) -> None:
+        self.max_bytes = max_bytes
+        self._http = httpx.AsyncClient(timeout=timeout, follow_redirects=True)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def get(self, url: str) -> bytes:
+        """The body of a 2xx answer; Unavailable for network errors and other statuses."""
+        from snowfield.errors import Unavailable
+
+        try:
+            async with self._http.stream("GET", url) as response:
+                if response.status_code // 100 != 2:
+                    raise Unavailable(f"{url} answered {response.status_code}")
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > self.max_bytes:
+                        raise TooLarge(f"{url} is larger than {self.max_bytes} bytes")
+                return bytes(body)
+        except httpx.HTTPError as exc:
+            raise Unavailable(f"{url}: {exc}") from exc

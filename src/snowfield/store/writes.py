@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from snowfield.store.database import Database, Writer
-from snowfield.store.rows import BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
+from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
 
 # Table -> column holding the block height, for unwinds.
 BLOCK_COLUMNS: dict[str, str] = {
@@ -116,12 +116,15 @@ def write_batch(
     bundles: Sequence[BlockBundle],
     tokens: Sequence[TokenRow] = (),
     nfts: Sequence[NftRow] = (),
+    balances: Sequence[BalanceRow] = (),
 ) -> None:
-    """Writes consecutive blocks and moves the checkpoint to the last, atomically."""
+    """Writes consecutive blocks and moves the checkpoint to the last, atomically.
+    `balances` are extra balance rows (re-read after an unwind) written with the batch."""
     if not bundles:
         return
     with db.transaction() as w:
         _insert_rows(w, bundles)
+        _insert_balances(w, [b for bundle in bundles for b in bundle.balances] + list(balances))
         _insert_tokens(w, tokens)
         _insert_nfts(w, nfts)
         _move_owners(w, chain_id, [t for b in bundles for t in b.transfers])
@@ -253,15 +256,6 @@ def _insert_rows(w: Writer, bundles: Sequence[BlockBundle]) -> None:
         ],
     )
     w.executemany(
-        "INSERT INTO balances (chain_id, address, block_number, balance) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, address, block_number) DO NOTHING",
-        [
-            (b.chain_id, b.address, b.block_number, str(b.balance))
-            for bundle in bundles
-            for b in bundle.balances
-        ],
-    )
-    w.executemany(
         "INSERT INTO address_txs (chain_id, address, block_number, tx_index) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (chain_id, address, block_number, tx_index) DO NOTHING",
         [
@@ -269,6 +263,16 @@ def _insert_rows(w: Writer, bundles: Sequence[BlockBundle]) -> None:
             for bundle in bundles
             for address, tx_index in bundle.activity
         ],
+    )
+
+
+def _insert_balances(w: Writer, balances: Sequence[BalanceRow]) -> None:
+    w.executemany(
+        "INSERT INTO balances (chain_id, address, block_number, balance) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, address) DO UPDATE SET"
+        " block_number = excluded.block_number, balance = excluded.balance"
+        " WHERE balances.block_number <= excluded.block_number",
+        [(b.chain_id, b.address, b.block_number, str(b.balance)) for b in balances],
     )
 
 
@@ -332,9 +336,17 @@ def _move_owners(w: Writer, chain_id: int, transfers: Sequence[TransferRow]) -> 
     )
 
 
-def unwind(db: Database, chain_id: int, height: int) -> None:
-    """Removes every row of blocks >= height (a reorg) and moves the checkpoint below it."""
+def unwind(db: Database, chain_id: int, height: int) -> list[str]:
+    """Removes every row of blocks >= height (a reorg) and moves the checkpoint below it.
+    Returns the addresses whose balance row went with them (their balance must be re-read)."""
     with db.transaction() as w:
+        stale = [
+            str(r[0])
+            for r in w.query(
+                "SELECT address FROM balances WHERE chain_id = ? AND block_number >= ?",
+                (chain_id, height),
+            )
+        ]
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)
@@ -352,6 +364,7 @@ def unwind(db: Database, chain_id: int, height: int) -> None:
             )
         else:
             w.execute("DELETE FROM checkpoints WHERE chain_id = ?", (chain_id,))
+    return stale
 
 
 def _recompute_owners(w: Writer, chain_id: int, height: int) -> None:

@@ -1,0 +1,1 @@
+"""Pure extraction steps: node JSON in, store rows out; no I/O."""

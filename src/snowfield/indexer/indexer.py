@@ -1,0 +1,253 @@
+"""The indexing loop: plan a range → fetch → extract → enrich → write rows and checkpoint in
+one transaction; unwind on a parent-hash mismatch; then follow the head."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from snowfield.indexer.calls import Calls
+from snowfield.indexer.extract.activity import activity, touched
+from snowfield.indexer.extract.blocks import block_row, tx_rows
+from snowfield.indexer.extract.traces import contract_rows, internal_rows
+from snowfield.indexer.extract.transfers import transfer_rows
+from snowfield.indexer.nfts import nft_rows
+from snowfield.indexer.source import NodeSource, RawBlock
+from snowfield.indexer.tokens import detect
+from snowfield.rpc.client import DocumentFetcher
+from snowfield.store import writes
+from snowfield.store.database import Database
+from snowfield.store.rows import BalanceRow, BlockBundle, NftRow, TokenRow
+
+log = logging.getLogger("snowfield.indexer")
+
+
+@dataclass
+class Stats:
+    """Counters an operator scrapes (see the CLI's /metrics)."""
+
+    height: int = -1
+    head: int = -1
+    blocks: int = 0
+    transactions: int = 0
+    batches: int = 0
+    unwinds: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def prometheus(self) -> str:
+        """The counters in Prometheus text exposition format."""
+        lines = []
+        for name, kind, value, text in (
+            ("indexed_height", "gauge", self.height, "Last block written with its checkpoint."),
+            ("node_head", "gauge", self.head, "Latest block the node reported."),
+            ("blocks_total", "counter", self.blocks, "Blocks indexed by this process."),
+            ("transactions_total", "counter", self.transactions, "Transactions indexed."),
+            ("batches_total", "counter", self.batches, "Batches written."),
+            ("unwinds_total", "counter", self.unwinds, "Reorganisations unwound."),
+        ):
+            metric = f"snowfield_indexer_{name}"
+            lines += [f"# HELP {metric} {text}", f"# TYPE {metric} {kind}", f"{metric} {value}"]
+        return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    bundles: list[BlockBundle]
+    tokens: list[TokenRow]
+    nfts: list[NftRow]
+    balances: list[BalanceRow]
+
+
+Progress = Callable[[int, int], None]  # (blocks done, blocks total)
+
+
+class Indexer:
+    def __init__(
+        self,
+        db: Database,
+        calls: Calls,
+        fetcher: DocumentFetcher,
+        chain_id: int,
+        *,
+        batch_blocks: int = 100,
+    ) -> None:
+        self.db = db
+        self.calls = calls
+        self.source = NodeSource(calls)
+        self.fetcher = fetcher
+        self.chain_id = chain_id
+        self.batch_blocks = batch_blocks
+        self.stats = Stats()
+        self._stale: list[str] = []
+
+    # -- driving -------------------------------------------------------------------------
+
+    async def sync(self, until: int | None = None, progress: Progress | None = None) -> int:
+        """Indexes from the checkpoint to `until` (default: the node's head); returns the
+        checkpoint height (-1 when nothing is indexed)."""
+        target = await self.source.head() if until is None else until
+        self.stats.head = target
+        start = origin = await self._next_height()
+        total = max(0, target - start + 1)
+        pending = self._fetch(start, target)
+        while pending is not None:
+            raws = await pending
+            pending = None
+            if not raws:
+                break
+            if not await self._connects(raws[0]):
+                await self._unwind_fork(raws[0].number - 1)
+                start = await self._next_height()
+                total = max(total, target - start + 1)
+                pending = self._fetch(start, target)
+                continue
+            raws = _consistent(raws)
+            after = raws[-1].number + 1
+            if after <= target:
+                pending = self._fetch(after, target)
+            batch = await self._enrich(raws)
+            await asyncio.to_thread(
+                writes.write_batch,
+                self.db,
+                self.chain_id,
+                batch.bundles,
+                batch.tokens,
+                batch.nfts,
+                batch.balances,
+            )
+            self._stale = []
+            self._count(batch)
+            if progress is not None:
+                progress(min(total, max(0, after - origin)), total)
+        return self.stats.height
+
+    async def follow(self, stop: asyncio.Event, poll: float = 0.5) -> None:
+        """Keeps indexing new blocks until `stop` is set; node errors are retried."""
+        while not stop.is_set():
+            try:
+                await self.sync()
+            except Exception as exc:  # any node or network failure: log, back off, retry
+                log.warning("indexing failed, retrying: %s", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=poll)
+
+    # -- steps ---------------------------------------------------------------------------
+
+    async def _next_height(self) -> int:
+        cp = await asyncio.to_thread(writes.checkpoint, self.db, self.chain_id)
+        self.stats.height = -1 if cp is None else cp[0]
+        return 0 if cp is None else cp[0] + 1
+
+    def _fetch(self, start: int, target: int) -> asyncio.Task[list[RawBlock]] | None:
+        if start > target:
+            return None
+        numbers = list(range(start, min(target, start + self.batch_blocks - 1) + 1))
+        return asyncio.create_task(self.source.blocks(numbers))
+
+    async def _connects(self, first: RawBlock) -> bool:
+        if first.number == 0:
+            return True
+        stored = await asyncio.to_thread(
+            writes.block_hash, self.db, self.chain_id, first.number - 1
+        )
+        return stored is None or stored == first.block["parentHash"].lower()
+
+    async def _unwind_fork(self, height: int) -> None:
+        """Walks back from `height` to the newest block the node and the store agree on."""
+        while height >= 0:
+            low = max(0, height - 63)
+            numbers = list(range(height, low - 1, -1))
+            node_hashes = await self.source.block_hashes(numbers)
+            for n, node_hash in zip(numbers, node_hashes, strict=True):
+                stored = await asyncio.to_thread(writes.block_hash, self.db, self.chain_id, n)
+                if stored is None or stored == node_hash:
+                    await self._unwind(n + 1)
+                    return
+            height = low - 1
+        await self._unwind(0)
+
+    async def _unwind(self, height: int) -> None:
+        log.warning("chain %s reorganised: unwinding from block %d", self.chain_id, height)
+        stale = await asyncio.to_thread(writes.unwind, self.db, self.chain_id, height)
+        self._stale.extend(stale)
+        self.stats.unwinds += 1
+
+    async def _enrich(self, raws: Sequence[RawBlock]) -> Batch:
+        bundles = [extract(self.chain_id, raw) for raw in raws]
+        tokens, nfts, balances = await asyncio.gather(
+            self._tokens(bundles), self._nfts(bundles), self._balances(bundles)
+        )
+        return Batch(bundles, tokens, nfts, balances)
+
+    async def _tokens(self, bundles: Sequence[BlockBundle]) -> list[TokenRow]:
+        seen: dict[str, tuple[int, str | None]] = {}
+        for bundle in bundles:
+            for c in bundle.contracts:
+                seen.setdefault(c.address, (c.block_number, None))
+            for t in bundle.transfers:
+                block, hint = seen.get(t.token, (t.block_number, None))
+                seen[t.token] = (block, hint or t.erc_type)
+        known = await asyncio.to_thread(writes.known_tokens, self.db, self.chain_id, seen)
+        wanted = [(a, b, h) for a, (b, h) in sorted(seen.items()) if a not in known]
+        return await detect(self.calls, self.chain_id, wanted) if wanted else []
+
+    async def _nfts(self, bundles: Sequence[BlockBundle]) -> list[NftRow]:
+        seen: dict[tuple[str, int], tuple[str, int, int]] = {}
+        for bundle in bundles:
+            for t in bundle.transfers:
+                if t.token_id is not None:
+                    seen.setdefault(
+                        (t.token, t.token_id), (t.erc_type, t.block_number, t.block_timestamp)
+                    )
+        known = await asyncio.to_thread(writes.known_nfts, self.db, self.chain_id, seen)
+        wanted = [(k[0], k[1], *v) for k, v in sorted(seen.items()) if k not in known]
+        return await nft_rows(self.calls, self.fetcher, self.chain_id, wanted) if wanted else []
+
+    async def _balances(self, bundles: Sequence[BlockBundle]) -> list[BalanceRow]:
+        """Each touched address's balance after the last block of the batch that touched it;
+        addresses whose balance an unwind removed are re-read at the batch's last block."""
+        last: dict[str, int] = {a: bundles[-1].block.number for a in self._stale}
+        for bundle in bundles:
+            for address in touched(bundle.block.miner, bundle.txs, bundle.internal_txs):
+                last[address] = bundle.block.number
+        wanted = sorted(last.items())
+        values = await self.calls.balances(wanted)
+        return [
+            BalanceRow(self.chain_id, a, b, v) for (a, b), v in zip(wanted, values, strict=True)
+        ]
+
+    def _count(self, batch: Batch) -> None:
+        self.stats.height = batch.bundles[-1].block.number
+        self.stats.head = max(self.stats.head, self.stats.height)
+        self.stats.blocks += len(batch.bundles)
+        self.stats.transactions += sum(len(b.txs) for b in batch.bundles)
+        self.stats.batches += 1
+
+
+def extract(chain_id: int, raw: RawBlock) -> BlockBundle:
+    """All rows of one block (pure)."""
+    block = block_row(chain_id, raw.block)
+    txs = tx_rows(chain_id, raw.block, raw.receipts)
+    transfers = transfer_rows(chain_id, block.number, block.timestamp, raw.receipts)
+    internals = internal_rows(chain_id, txs, raw.traces) if raw.traces is not None else []
+    return BlockBundle(
+        block=block,
+        txs=tuple(txs),
+        transfers=tuple(transfers),
+        internal_txs=tuple(internals),
+        contracts=tuple(contract_rows(chain_id, txs, internals)),
+        activity=activity(txs, transfers, internals),
+    )
+
+
+def _consistent(raws: list[RawBlock]) -> list[RawBlock]:
+    """The prefix in which each block's parent is the previous one (the node may reorg while
+    a range is fetched; the rest is fetched again)."""
+    for i in range(1, len(raws)):
+        if raws[i].block["parentHash"].lower() != raws[i - 1].block["hash"].lower():
+            return raws[:i]
+    return raws

@@ -1,0 +1,25 @@
+"""Every row of every table in a canonical order: for tests that compare whole stores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snowfield.store.database import Database
+
+# Tables the indexer fills, with their natural keys (the canonical order).
+INDEXED: dict[str, str] = {
+    "blocks": "chain_id, number",
+    "transactions": "chain_id, block_number, tx_index",
+    "transfers": "chain_id, block_number, log_index, batch_index",
+    "internal_txs": "chain_id, block_number, tx_index, trace_index",
+    "address_txs": "chain_id, address, block_number, tx_index",
+    "contracts": "chain_id, address",
+    "tokens": "chain_id, address",
+    "nfts": "chain_id, token, token_id",
+    "balances": "chain_id, address",
+    "checkpoints": "chain_id",
+}
+
+
+def dump(db: Database, tables: dict[str, str] = INDEXED) -> dict[str, list[tuple[Any, ...]]]:
+    return {name: db.query(f"SELECT * FROM {name} ORDER BY {key}") for name, key in tables.items()}
