@@ -16,6 +16,7 @@ from snowfield.chains.evm.model import Tx
 from snowfield.crypto.hashing import keccak
 from snowfield.crypto.secp256k1 import N, recover_address
 from snowfield.errors import InvalidParams
+from snowfield.formats.rlp import encode as rlp_encode
 
 # Invariant: blob transactions cannot be carried by C-Chain blocks.
 _SUPPORTED_TYPES = (1, 2, 4)
@@ -75,7 +76,7 @@ def _build(raw: bytes, fields: Any, sender: bytes | None) -> Tx:
         unsigned: list[Any] = [nonce, price, gas, to, value, data]
         if chain_id is not None:
             unsigned += [chain_id, 0, 0]
-        signing = keccak(rlp.encode(unsigned))
+        signing = keccak(rlp_encode(unsigned))
         v_field = _int(v)
     else:
         if tx_type == 1:
@@ -87,7 +88,7 @@ def _build(raw: bytes, fields: Any, sender: bytes | None) -> Tx:
             max_fee, max_tip = _int(fee), _int(tip)
         chain_id = _int(chain)
         parity = _int(y)
-        signing = keccak(bytes([tx_type]) + rlp.encode(fields[:-3]))
+        signing = keccak(bytes([tx_type]) + rlp_encode(fields[:-3]))
         v_field = parity
     r_int, s_int = _int(r), _int(s)
     if s_int > N // 2:
