@@ -152,9 +152,15 @@ def test_balances_match_the_node(indexed: Indexed) -> None:
     addresses = {r[0] for r in rows}
     senders = {r[0] for r in indexed.db.query("SELECT DISTINCT from_addr FROM transactions")}
     assert senders <= addresses
-    for address, balance, _ in rows:
-        on_chain = indexed.w3.eth.get_balance(Web3.to_checksum_address(address), indexed.head)
-        assert int(balance) == on_chain, address
+    for address, balance, block in rows:
+        on_chain = indexed.w3.eth.get_balance(Web3.to_checksum_address(address), block)
+        assert int(balance) == on_chain, (address, block)
+    latest = indexed.db.query(
+        "SELECT address, balance FROM balances b WHERE block_number ="
+        " (SELECT MAX(block_number) FROM balances WHERE address = b.address)"
+    )
+    for address, balance in latest:
+        assert int(balance) == indexed.w3.eth.get_balance(Web3.to_checksum_address(address))
 
 
 def test_address_activity_covers_every_role(indexed: Indexed) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -59,7 +60,6 @@ class Batch:
     bundles: list[BlockBundle]
     tokens: list[TokenRow]
     nfts: list[NftRow]
-    balances: list[BalanceRow]
 
 
 Progress = Callable[[int, int], None]  # (blocks done, blocks total)
@@ -82,7 +82,6 @@ class Indexer:
         self.chain_id = chain_id
         self.batch_blocks = batch_blocks
         self.stats = Stats()
-        self._stale: list[str] = []
 
     # -- driving -------------------------------------------------------------------------
 
@@ -117,9 +116,7 @@ class Indexer:
                 batch.bundles,
                 batch.tokens,
                 batch.nfts,
-                batch.balances,
             )
-            self._stale = []
             self._count(batch)
             if progress is not None:
                 progress(min(total, max(0, after - origin)), total)
@@ -172,8 +169,7 @@ class Indexer:
 
     async def _unwind(self, height: int) -> None:
         log.warning("chain %s reorganised: unwinding from block %d", self.chain_id, height)
-        stale = await asyncio.to_thread(writes.unwind, self.db, self.chain_id, height)
-        self._stale.extend(stale)
+        await asyncio.to_thread(writes.unwind, self.db, self.chain_id, height)
         self.stats.unwinds += 1
 
     async def _enrich(self, raws: Sequence[RawBlock]) -> Batch:
@@ -181,7 +177,11 @@ class Indexer:
         tokens, nfts, balances = await asyncio.gather(
             self._tokens(bundles), self._nfts(bundles), self._balances(bundles)
         )
-        return Batch(bundles, tokens, nfts, balances)
+        with_balances = [
+            dataclasses.replace(bundle, balances=tuple(per_block))
+            for bundle, per_block in zip(bundles, balances, strict=True)
+        ]
+        return Batch(with_balances, tokens, nfts)
 
     async def _tokens(self, bundles: Sequence[BlockBundle]) -> list[TokenRow]:
         seen: dict[str, tuple[int, str | None]] = {}
@@ -207,18 +207,18 @@ class Indexer:
         wanted = [(k[0], k[1], *v) for k, v in sorted(seen.items()) if k not in known]
         return await nft_rows(self.calls, self.fetcher, self.chain_id, wanted) if wanted else []
 
-    async def _balances(self, bundles: Sequence[BlockBundle]) -> list[BalanceRow]:
-        """Each touched address's balance after the last block of the batch that touched it;
-        addresses whose balance an unwind removed are re-read at the batch's last block."""
-        last: dict[str, int] = {a: bundles[-1].block.number for a in self._stale}
-        for bundle in bundles:
-            for address in touched(bundle.block.miner, bundle.txs, bundle.internal_txs):
-                last[address] = bundle.block.number
-        wanted = sorted(last.items())
-        values = await self.calls.balances(wanted)
-        return [
-            BalanceRow(self.chain_id, a, b, v) for (a, b), v in zip(wanted, values, strict=True)
+    async def _balances(self, bundles: Sequence[BlockBundle]) -> list[list[BalanceRow]]:
+        """Per block, the balance of each address it touched, as of that block."""
+        wanted = [
+            (address, bundle.block.number)
+            for bundle in bundles
+            for address in sorted(touched(bundle.block.miner, bundle.txs, bundle.internal_txs))
         ]
+        values = iter(await self.calls.balances(wanted))
+        rows: dict[int, list[BalanceRow]] = {b.block.number: [] for b in bundles}
+        for address, number in wanted:
+            rows[number].append(BalanceRow(self.chain_id, address, number, next(values)))
+        return [rows[b.block.number] for b in bundles]
 
     def _count(self, batch: Batch) -> None:
         self.stats.height = batch.bundles[-1].block.number

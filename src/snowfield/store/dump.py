@@ -16,7 +16,7 @@ INDEXED: dict[str, str] = {
     "contracts": "chain_id, address",
     "tokens": "chain_id, address",
     "nfts": "chain_id, token, token_id",
-    "balances": "chain_id, address",
+    "balances": "chain_id, address, block_number",
     "checkpoints": "chain_id",
 }
 

@@ -159,13 +159,14 @@ TABLES: tuple[str, ...] = (
         owner_log BIGINT,
         PRIMARY KEY (chain_id, token, token_id))""",
     "CREATE INDEX IF NOT EXISTS nfts_by_owner ON nfts (chain_id, owner, token, token_id)",
-    # Native balance of an address after the last indexed block that touched it.
+    # Native balance of an address after each block that touched it (the newest row is the
+    # current balance; history makes an unwind exact).
     """CREATE TABLE IF NOT EXISTS balances (
         chain_id BIGINT NOT NULL,
         address TEXT NOT NULL,
         block_number BIGINT NOT NULL,
         balance TEXT NOT NULL,
-        PRIMARY KEY (chain_id, address))""",
+        PRIMARY KEY (chain_id, address, block_number))""",
     "CREATE INDEX IF NOT EXISTS balances_by_block ON balances (chain_id, block_number)",
     # Operator-curated contract metadata (operation 4), one JSON object per contract.
     """CREATE TABLE IF NOT EXISTS contract_metadata (

@@ -116,15 +116,13 @@ def write_batch(
     bundles: Sequence[BlockBundle],
     tokens: Sequence[TokenRow] = (),
     nfts: Sequence[NftRow] = (),
-    balances: Sequence[BalanceRow] = (),
 ) -> None:
-    """Writes consecutive blocks and moves the checkpoint to the last, atomically.
-    `balances` are extra balance rows (re-read after an unwind) written with the batch."""
+    """Writes consecutive blocks and moves the checkpoint to the last, atomically."""
     if not bundles:
         return
     with db.transaction() as w:
         _insert_rows(w, bundles)
-        _insert_balances(w, [b for bundle in bundles for b in bundle.balances] + list(balances))
+        _insert_balances(w, [b for bundle in bundles for b in bundle.balances])
         _insert_tokens(w, tokens)
         _insert_nfts(w, nfts)
         _move_owners(w, chain_id, [t for b in bundles for t in b.transfers])
@@ -269,9 +267,7 @@ def _insert_rows(w: Writer, bundles: Sequence[BlockBundle]) -> None:
 def _insert_balances(w: Writer, balances: Sequence[BalanceRow]) -> None:
     w.executemany(
         "INSERT INTO balances (chain_id, address, block_number, balance) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, address) DO UPDATE SET"
-        " block_number = excluded.block_number, balance = excluded.balance"
-        " WHERE balances.block_number <= excluded.block_number",
+        " ON CONFLICT (chain_id, address, block_number) DO NOTHING",
         [(b.chain_id, b.address, b.block_number, str(b.balance)) for b in balances],
     )
 
@@ -336,17 +332,9 @@ def _move_owners(w: Writer, chain_id: int, transfers: Sequence[TransferRow]) -> 
     )
 
 
-def unwind(db: Database, chain_id: int, height: int) -> list[str]:
-    """Removes every row of blocks >= height (a reorg) and moves the checkpoint below it.
-    Returns the addresses whose balance row went with them (their balance must be re-read)."""
+def unwind(db: Database, chain_id: int, height: int) -> None:
+    """Removes every row of blocks >= height (a reorg) and moves the checkpoint below it."""
     with db.transaction() as w:
-        stale = [
-            str(r[0])
-            for r in w.query(
-                "SELECT address FROM balances WHERE chain_id = ? AND block_number >= ?",
-                (chain_id, height),
-            )
-        ]
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)
@@ -364,7 +352,6 @@ def unwind(db: Database, chain_id: int, height: int) -> list[str]:
             )
         else:
             w.execute("DELETE FROM checkpoints WHERE chain_id = ?", (chain_id,))
-    return stale
 
 
 def _recompute_owners(w: Writer, chain_id: int, height: int) -> None:
