@@ -315,5 +315,154 @@ async def _serve_metrics(port: int | None, render: Any) -> asyncio.Server | None
     return await asyncio.start_server(answer, "127.0.0.1", port)
 
 
+@app.command()
+def serve(
+    host: Annotated[str, _opt("host", "serve")] = "127.0.0.1",
+    port: Annotated[int, _opt("port", "serve", min=1, max=65535)] = 8080,
+    db: Annotated[str, _opt("db", "serve")] = "data/snowfield.db",
+    redis: Annotated[str | None, _opt("redis", "serve")] = None,
+    rate_anonymous: Annotated[int, _opt("rate-anonymous", "serve", min=1)] = 6000,
+    rate_keyed: Annotated[int, _opt("rate-keyed", "serve", min=1)] = 8000,
+    log_level: Annotated[str, _opt("log-level", "serve")] = "info",
+    log_format: Annotated[str, _opt("log-format", "serve")] = "text",
+) -> None:
+    """Serve the data API over an indexed database (OpenAPI at /openapi.json)."""
+    from snowfield.config import ServeSettings
+
+    settings = ServeSettings(
+        host=host,
+        port=port,
+        db=db,
+        redis=redis,
+        rate_anonymous=rate_anonymous,
+        rate_keyed=rate_keyed,
+        log_level=log_level,
+        log_format=log_format,
+    )
+    logs.configure(settings.log_level, settings.log_format)
+    try:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(_run_serve(settings))
+    except SnowfieldError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(1) from None
+
+
+async def _run_serve(settings: Any) -> None:
+    from snowfield.api.app import create_data_app
+    from snowfield.api.gate import RatePolicy
+    from snowfield.api.ratelimit import Limiter, MemoryLimiter, RedisLimiter
+    from snowfield.store.database import Database
+
+    db = Database(settings.db)
+    await asyncio.to_thread(db.migrate)
+    limiter: Limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
+    policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_data_app(db, policy=policy, limiter=limiter),
+            host=settings.host,
+            port=settings.port,
+            log_level="warning",
+            lifespan="on",
+        )
+    )
+    base = f"http://{settings.host}:{settings.port}"
+    console.print(f"Data API:  {base}/v1/chains   OpenAPI: {base}/openapi.json", soft_wrap=True)
+    try:
+        await server.serve()
+    finally:
+        db.close()
+
+
+keys_app = typer.Typer(no_args_is_help=True, help="API keys of the data service.")
+app.add_typer(keys_app, name="keys")
+_DB_OPTION = _opt("db", "serve")
+
+
+def _open_db(url: str) -> Any:
+    from snowfield.store.database import Database
+
+    db = Database(url)
+    db.migrate()
+    return db
+
+
+@keys_app.command("create")
+def keys_create(
+    name: Annotated[str, typer.Option(help="Who or what the key is for.")],
+    chains: Annotated[
+        str | None, typer.Option(help="Comma-separated EVM chain ids the key may query.")
+    ] = None,
+    rate_per_minute: Annotated[
+        int | None, typer.Option(min=1, help="Compute units per minute for this key.")
+    ] = None,
+    db: Annotated[str, _DB_OPTION] = "data/snowfield.db",
+) -> None:
+    """Create a key and print it; it is shown only this once (only its SHA-256 is stored)."""
+    from snowfield.store.keys import create_key
+
+    try:
+        chain_ids = None if chains is None else [int(c) for c in chains.split(",") if c.strip()]
+    except ValueError:
+        console.print("[red]error:[/red] --chains must be comma-separated chain ids")
+        raise typer.Exit(2) from None
+    key, secret = create_key(_open_db(db), name, chains=chain_ids, rate_per_minute=rate_per_minute)
+    console.print(f"Created key {key.id} ({key.name}); store it now, it is not shown again:")
+    print(secret)
+
+
+@keys_app.command("list")
+def keys_list(db: Annotated[str, _DB_OPTION] = "data/snowfield.db") -> None:
+    """List keys (never their secrets)."""
+    from snowfield.store.keys import list_keys
+
+    for key in list_keys(_open_db(db)):
+        chains = "all" if key.chains is None else ",".join(map(str, key.chains))
+        rate = "default" if key.rate_per_minute is None else str(key.rate_per_minute)
+        state = "active" if key.active else f"revoked@{key.revoked}"
+        print(f"{key.id}\t{key.name}\tchains={chains}\trate={rate}\t{state}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="The key's id, as `keys list` shows it.")],
+    db: Annotated[str, _DB_OPTION] = "data/snowfield.db",
+) -> None:
+    """Revoke a key: requests with it answer 401 from then on."""
+    from snowfield.store.keys import revoke_key
+
+    if not revoke_key(_open_db(db), key_id):
+        console.print(f"[red]error:[/red] no active key {key_id}")
+        raise typer.Exit(1)
+    console.print(f"Revoked key {key_id}")
+
+
+contracts_app = typer.Typer(no_args_is_help=True, help="Curated contract metadata.")
+app.add_typer(contracts_app, name="contracts")
+
+
+@contracts_app.command("load")
+def contracts_load(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSON file.")],
+    db: Annotated[str, _DB_OPTION] = "data/snowfield.db",
+) -> None:
+    """Load curated contract metadata: a JSON list of {chainId, address, name, ...} objects."""
+    import json
+
+    from snowfield.store.curation import parse_curated, save_curated
+
+    try:
+        entries = json.loads(file.read_text())
+        if not isinstance(entries, list):
+            raise SnowfieldError("the file must hold a JSON list of objects")
+        parsed = [parse_curated(e, f"entry {i}") for i, e in enumerate(entries)]
+    except (ValueError, SnowfieldError) as exc:
+        console.print(f"[red]error:[/red] {getattr(exc, 'message', exc)}")
+        raise typer.Exit(1) from None
+    save_curated(_open_db(db), parsed)
+    console.print(f"Loaded metadata of {len(parsed)} contracts")
+
+
 def main() -> None:
     app()

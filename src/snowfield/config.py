@@ -131,6 +131,39 @@ SETTINGS: tuple[Setting, ...] = (
         "index",
         "SNOWFIELD_LOG_FORMAT",
     ),
+    # snowfield serve
+    Setting("host", "127.0.0.1", "Address the data API listens on.", "serve", "SNOWFIELD_API_HOST"),
+    Setting("port", 8080, "Port of the data API.", "serve", "SNOWFIELD_API_PORT"),
+    Setting("db", "data/snowfield.db", "SQLite path or postgresql:// URL.", "serve"),
+    Setting(
+        "redis",
+        None,
+        "Redis URL (redis://host:port/db) for rate limits shared by several API processes;"
+        " without it each process counts alone.",
+        "serve",
+    ),
+    Setting(
+        "rate-anonymous",
+        6000,
+        "Compute units per minute for each client IP without an API key.",
+        "serve",
+    ),
+    Setting(
+        "rate-keyed",
+        8000,
+        "Compute units per minute for each API key that sets no rate of its own.",
+        "serve",
+    ),
+    Setting(
+        "log-level", "info", "Log level: debug, info, warn, error.", "serve", "SNOWFIELD_LOG_LEVEL"
+    ),
+    Setting(
+        "log-format",
+        "text",
+        "Log format: text or json (structured).",
+        "serve",
+        "SNOWFIELD_LOG_FORMAT",
+    ),
 )
 
 
@@ -189,5 +222,23 @@ class IndexSettings:
     log_format: str = "text"
 
 
+@dataclass(frozen=True, slots=True)
+class ServeSettings:
+    """Everything `snowfield serve` (the data API) is told; defaults match the SETTINGS table."""
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    db: str = "data/snowfield.db"
+    redis: str | None = None
+    rate_anonymous: int = 6000
+    rate_keyed: int = 8000
+    log_level: str = "info"
+    log_format: str = "text"
+
+
 # Which settings dataclass each service's rows of SETTINGS describe.
-SERVICES: dict[str, type] = {"devnet": DevnetSettings, "index": IndexSettings}
+SERVICES: dict[str, type] = {
+    "devnet": DevnetSettings,
+    "index": IndexSettings,
+    "serve": ServeSettings,
+}

@@ -1,0 +1,1 @@
+"""The data service: chains, address activity, blocks and contracts over HTTP JSON."""

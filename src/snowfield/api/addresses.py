@@ -1,0 +1,215 @@
+"""Operations 5 to 8: an address's transactions, ERC-20 and ERC-721 transfers, ERC-721 holdings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snowfield.api import render
+from snowfield.api.operation import Context, Json, Operation
+from snowfield.api.params import (
+    ADDRESS,
+    CHAIN_ID,
+    CONTRACT_ADDRESS,
+    END_BLOCK,
+    PAGE_SIZE,
+    PAGE_TOKEN,
+    SORT_ORDER,
+    START_BLOCK,
+)
+from snowfield.errors import InvalidParams
+from snowfield.store import queries
+from snowfield.store.database import Database
+from snowfield.store.pagination import Key, Page
+from snowfield.store.rows import ChainRow, TransferRow
+
+_SUBLISTS = {
+    "ERC-20": "erc20Transfers",
+    "ERC-721": "erc721Transfers",
+    "ERC-1155": "erc1155Transfers",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One address listing request, as the worker thread needs it."""
+
+    chain_id: int
+    address: str
+    start: int | None
+    end: int | None
+    descending: bool
+    after: Key | None
+    size: int
+
+
+def _listing(ctx: Context, chain: ChainRow) -> Listing:
+    a = ctx.args
+    start, end = a.get("startBlock"), a.get("endBlock")
+    if start is not None and end is not None and end < start:
+        raise InvalidParams("endBlock must not be less than startBlock")
+    descending = a.get("sortOrder", "desc") == "desc"
+    return Listing(chain.chain_id, a["address"], start, end, descending, ctx.after(), a["pageSize"])
+
+
+def _nft_ids(transfers: list[TransferRow]) -> list[tuple[str, int]]:
+    return [(t.token, t.token_id) for t in transfers if t.token_id is not None]
+
+
+def _transactions(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
+    page = queries.address_transactions(
+        db,
+        q.chain_id,
+        q.address,
+        start_block=q.start,
+        end_block=q.end,
+        descending=q.descending,
+        after=q.after,
+        limit=q.size,
+    )
+    keys = [(t.block_number, t.tx_index) for t in page.items]
+    transfers = queries.transfers_in_txs(db, q.chain_id, q.address, keys)
+    internals = queries.internal_txs_in_txs(db, q.chain_id, q.address, keys)
+    names = queries.tokens(
+        db,
+        q.chain_id,
+        [a for t in page.items for a in (t.from_addr, t.to_addr, t.created) if a]
+        + [a for t in transfers for a in (t.from_addr, t.to_addr, t.token)]
+        + [a for i in internals for a in (i.from_addr, i.to_addr)],
+    )
+    nfts = queries.nfts(db, q.chain_id, _nft_ids(transfers))
+    entries: dict[tuple[int, int], Json] = {}
+    for tx in page.items:
+        entries[(tx.block_number, tx.tx_index)] = {
+            "nativeTransaction": render.native_transaction(tx, names),
+            "erc20Transfers": [],
+            "erc721Transfers": [],
+            "erc1155Transfers": [],
+            "internalTransactions": [],
+        }
+    for t in transfers:
+        sublist = entries[(t.block_number, t.tx_index)][_SUBLISTS[t.erc_type]]
+        sublist.append(render.transfer(t, names, nfts))
+    for i in internals:
+        entries[(i.block_number, i.tx_index)]["internalTransactions"].append(
+            render.internal_transaction(i, names)
+        )
+    return list(entries.values()), page
+
+
+def _transfers(db: Database, q: Listing, erc_type: str) -> tuple[list[Json], Page[Any]]:
+    page = queries.address_transfers(
+        db,
+        q.chain_id,
+        q.address,
+        erc_type,
+        start_block=q.start,
+        end_block=q.end,
+        descending=q.descending,
+        after=q.after,
+        limit=q.size,
+    )
+    hashes = queries.block_hashes(db, q.chain_id, [t.block_number for t in page.items])
+    names = queries.tokens(
+        db, q.chain_id, [a for t in page.items for a in (t.from_addr, t.to_addr, t.token)]
+    )
+    nfts = queries.nfts(db, q.chain_id, _nft_ids(page.items))
+    items = [
+        render.listed_transfer(t, hashes.get(t.block_number, ""), names, nfts) for t in page.items
+    ]
+    return items, page
+
+
+async def list_transactions(ctx: Context) -> Json:
+    listing = _listing(ctx, await ctx.chain())
+    items, page = await ctx.run(_transactions, ctx.db, listing)
+    return {"transactions": items, **ctx.next_page(page)}
+
+
+async def list_erc20(ctx: Context) -> Json:
+    listing = _listing(ctx, await ctx.chain())
+    items, page = await ctx.run(_transfers, ctx.db, listing, "ERC-20")
+    return {"transactions": items, **ctx.next_page(page)}
+
+
+async def list_erc721(ctx: Context) -> Json:
+    listing = _listing(ctx, await ctx.chain())
+    items, page = await ctx.run(_transfers, ctx.db, listing, "ERC-721")
+    return {"transactions": items, **ctx.next_page(page)}
+
+
+def _holdings(
+    db: Database, chain: ChainRow, owner: str, contract: str | None, after: Key | None, size: int
+) -> tuple[Json, Page[Any]]:
+    page = queries.owned_nfts(db, chain.chain_id, owner, contract=contract, after=after, limit=size)
+    names = queries.tokens(db, chain.chain_id, [n.token for n in page.items])
+    balance = queries.native_balance(db, chain.chain_id, owner)
+    body = {
+        "nativeTokenBalance": render.native_balance(chain, balance),
+        "erc721TokenBalances": [
+            {
+                **render.erc721_token(n.token, n.token_id, names, n),
+                "ownerAddress": owner,
+                "chainId": str(chain.chain_id),
+            }
+            for n in page.items
+        ],
+    }
+    return body, page
+
+
+async def list_erc721_balances(ctx: Context) -> Json:
+    chain = await ctx.chain()
+    a = ctx.args
+    after = ctx.after()
+    body, page = await ctx.run(
+        _holdings, ctx.db, chain, a["address"], a["contractAddress"], after, a["pageSize"]
+    )
+    return {**body, **ctx.next_page(page)}
+
+
+_LIST = PAGE_SIZE.bounded(1, 100, 10)
+_RANGE = (START_BLOCK, END_BLOCK)
+OPERATIONS = (
+    Operation(
+        "listTransactions",
+        "/v1/chains/{chainId}/addresses/{address}/transactions",
+        "List the transactions involving an address, with the transfers and internal"
+        " transactions in them that the address sent or received.",
+        "EVM address activity",
+        (CHAIN_ID, ADDRESS, PAGE_TOKEN, _LIST, *_RANGE, SORT_ORDER),
+        "ListTransactionsResponse",
+        20,
+        list_transactions,
+    ),
+    Operation(
+        "listErc20Transactions",
+        "/v1/chains/{chainId}/addresses/{address}/transactions:listErc20",
+        "List the ERC-20 transfers an address sent or received, newest first.",
+        "EVM address activity",
+        (CHAIN_ID, ADDRESS, PAGE_TOKEN, _LIST, *_RANGE),
+        "ListErc20TransactionsResponse",
+        20,
+        list_erc20,
+    ),
+    Operation(
+        "listErc721Transactions",
+        "/v1/chains/{chainId}/addresses/{address}/transactions:listErc721",
+        "List the ERC-721 transfers an address sent or received, newest first.",
+        "EVM address activity",
+        (CHAIN_ID, ADDRESS, PAGE_TOKEN, _LIST, *_RANGE),
+        "ListErc721TransactionsResponse",
+        20,
+        list_erc721,
+    ),
+    Operation(
+        "listErc721Balances",
+        "/v1/chains/{chainId}/addresses/{address}/balances:listErc721",
+        "List the ERC-721 tokens an address owns, with its native balance.",
+        "EVM balances",
+        (CHAIN_ID, ADDRESS, PAGE_TOKEN, PAGE_SIZE.bounded(1, 500, 10), CONTRACT_ADDRESS),
+        "ListErc721BalancesResponse",
+        20,
+        list_erc721_balances,
+    ),
+)

@@ -1,0 +1,89 @@
+"""The gate in front of every route: API key check (401), rate limit (429) and its headers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from snowfield.api.errors import error_response
+from snowfield.api.openapi import API_KEY_HEADER
+from snowfield.api.operation import API_KEY_STATE
+from snowfield.api.ratelimit import Limiter
+from snowfield.errors import RateLimited, Unauthorized
+from snowfield.store.database import Database
+from snowfield.store.keys import ApiKey, lookup_key
+
+
+@dataclass(frozen=True, slots=True)
+class RatePolicy:
+    """Compute units per window: anonymous callers by IP, keyed callers by key."""
+
+    anonymous: int = 6000
+    keyed: int = 8000
+
+    def limit_for(self, key: ApiKey | None) -> int:
+        if key is None:
+            return self.anonymous
+        return key.rate_per_minute if key.rate_per_minute is not None else self.keyed
+
+
+class Gate:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        db: Database,
+        limiter: Limiter,
+        policy: RatePolicy,
+        weight: Callable[[Scope], int],
+    ) -> None:
+        self.app = app
+        self.db = db
+        self.limiter = limiter
+        self.policy = policy
+        self.weight = weight
+
+    async def _key(self, scope: Scope) -> tuple[ApiKey | None, bool]:
+        """The caller's key, and whether a key was sent but is unknown or revoked."""
+        secret = Headers(scope=scope).get(API_KEY_HEADER)
+        if not secret:
+            return None, False
+        key = await run_in_threadpool(lookup_key, self.db, secret)
+        if key is None or not key.active:
+            return None, True
+        return key, False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers: dict[str, str] = {}
+        try:
+            key, refused = await self._key(scope)
+            # A refused key is charged to the caller's IP, which also slows key guessing.
+            client = scope.get("client")
+            identity = f"key:{key.id}" if key else f"ip:{client[0] if client else 'unknown'}"
+            decision = await self.limiter.charge(
+                identity, self.weight(scope), self.policy.limit_for(key)
+            )
+            headers = decision.headers()
+            if not decision.allowed:
+                raise RateLimited("rate limit exceeded", retry_after=decision.reset)
+            if refused:
+                raise Unauthorized("unknown or revoked API key")
+        except Exception as exc:
+            await error_response(exc, headers)(scope, receive, send)
+            return
+        extra = [(k.encode(), v.encode()) for k, v in headers.items()]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        state = {**scope.get("state", {}), API_KEY_STATE: key}
+        await self.app({**scope, "state": state}, receive, send_with_headers)

@@ -1,0 +1,84 @@
+"""The OpenAPI 3 document, generated from the same operations and parameters the router serves."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from http import HTTPStatus
+from typing import Any
+
+from snowfield.api.errors import ERROR_STATUSES
+from snowfield.api.operation import Operation
+from snowfield.api.params import Param
+from snowfield.api.schemas import COMPONENTS, ref
+
+API_KEY_HEADER = "x-service-api-key"
+_RATE_HEADERS = {
+    name: {"description": text, "schema": {"type": "integer" if integer else "string"}}
+    for name, text, integer in (
+        ("ratelimit-limit", "Compute units allowed per window.", True),
+        ("ratelimit-remaining", "Compute units left in the current window.", True),
+        ("ratelimit-reset", "Seconds until the window resets.", True),
+        ("ratelimit-policy", "The limit and window, as `limit;w=seconds`.", False),
+    )
+}
+
+
+def _parameter(p: Param) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "in": p.where,
+        "required": p.required or p.where == "path",
+        "description": p.description,
+        "schema": p.schema(),
+    }
+
+
+def _responses(op: Operation) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "200": {
+            "description": "Successful response",
+            "headers": _RATE_HEADERS,
+            "content": {"application/json": {"schema": ref(op.response)}},
+        }
+    }
+    for status in ERROR_STATUSES:
+        headers = dict(_RATE_HEADERS)
+        if status == 429:
+            headers["retry-after"] = {
+                "description": "Seconds until the window resets.",
+                "schema": {"type": "integer"},
+            }
+        out[str(status)] = {
+            "description": HTTPStatus(status).phrase,
+            "headers": headers,
+            "content": {"application/json": {"schema": ref("Error")}},
+        }
+    return out
+
+
+def openapi_document(
+    operations: Sequence[Operation], *, title: str, version: str
+) -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for op in operations:
+        paths.setdefault(op.path, {})["get"] = {
+            "operationId": op.id,
+            "summary": op.summary,
+            "tags": [op.tag],
+            "parameters": [_parameter(p) for p in op.params],
+            "responses": _responses(op),
+            "x-compute-units": op.weight,
+        }
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": title, "version": version},
+        "paths": paths,
+        "components": {
+            "schemas": COMPONENTS,
+            "securitySchemes": {
+                "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
+            },
+        },
+        # The key is optional: it raises the rate limit; `{}` allows anonymous calls.
+        "security": [{}, {"apiKey": []}],
+    }

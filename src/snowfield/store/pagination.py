@@ -1,0 +1,82 @@
+"""Keyset positions ⇄ opaque page tokens, signed so that clients can neither forge nor move them."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import orjson
+
+from snowfield.errors import InvalidParams
+
+T = TypeVar("T")
+Key = tuple[int | str, ...]
+Scope = Mapping[str, object]
+
+TOKEN_VERSION = 1
+_MAC_BYTES = 16  # 128-bit tag: forging needs 2^128 tries; halves the token length
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """One page of a keyset listing; `next_key` is the last item's key when more items exist."""
+
+    items: list[T]
+    next_key: Key | None
+
+
+def page_of(rows: Sequence[T], limit: int, key: Callable[[T], Key]) -> Page[T]:
+    """Cuts a `limit + 1` fetch into a page: the extra row only proves that more data exists."""
+    items = list(rows[:limit])
+    if len(rows) <= limit or not items:
+        return Page(items, None)
+    return Page(items, key(items[-1]))
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class PageTokens:
+    """Signs keyset positions together with the query they belong to (HMAC-SHA256).
+
+    Invariant: a token decodes only under the same `scope` (operation plus every parameter that
+    shapes the list), so a token replayed on another address, range or order is refused.
+    """
+
+    def __init__(self, secret: str | bytes) -> None:
+        self._secret = secret.encode() if isinstance(secret, str) else secret
+
+    def _scope_digest(self, scope: Scope) -> str:
+        canonical = orjson.dumps(dict(scope), option=orjson.OPT_SORT_KEYS)
+        return _b64(hashlib.sha256(canonical).digest()[:12])
+
+    def _mac(self, body: bytes) -> bytes:
+        return hmac.new(self._secret, body, hashlib.sha256).digest()[:_MAC_BYTES]
+
+    def encode(self, scope: Scope, key: Key) -> str:
+        body = orjson.dumps([TOKEN_VERSION, self._scope_digest(scope), list(key)])
+        return f"{_b64(body)}.{_b64(self._mac(body))}"
+
+    def decode(self, token: str, scope: Scope) -> Key:
+        """The keyset position inside `token`; InvalidParams naming `pageToken` otherwise."""
+        body_text, _, mac_text = token.partition(".")
+        try:
+            body, mac = _unb64(body_text), _unb64(mac_text)
+        except (binascii.Error, ValueError):
+            raise InvalidParams("pageToken is malformed") from None
+        if not hmac.compare_digest(mac, self._mac(body)):
+            raise InvalidParams("pageToken is invalid or was altered")
+        version, digest, key = orjson.loads(body)
+        if version != TOKEN_VERSION or digest != self._scope_digest(scope):
+            raise InvalidParams("pageToken belongs to a different query")
+        return tuple(key)
