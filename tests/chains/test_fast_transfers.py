@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from web3 import Web3
 
+from snowfield.chains.evm import records
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.evm.journal import MemoryJournal
@@ -81,6 +82,12 @@ def test_fast_path_equals_full_execution(specs: list[tuple[int, int, int, int, i
     assert fast.head.hash == full.head.hash
     for a, b in zip(fast.blocks, full.blocks, strict=True):
         assert a.header == b.header and a.receipts == b.receipts
+    # The journal holds the same state writes, in the same order: a replay cannot tell.
+    assert _journaled_writes(fast) == _journaled_writes(full)
+
+
+def _journaled_writes(chain: EvmChain) -> list[list[tuple[bytes, bytes]]]:
+    return [list(records.decode(record, 43112)[1].items()) for record in chain.journal.records()]
 
 
 def test_transfer_to_a_contract_runs_its_code() -> None:

@@ -25,6 +25,7 @@ from snowfield.chains.evm.execution.state import (
 )
 from snowfield.chains.evm.execution.tracer import call_frame, tracing_state_class
 from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
+from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
 from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
 from snowfield.chains.evm.journal import Journal
@@ -192,7 +193,7 @@ class EvmChain:
 
     def is_cheap(self, tx: Tx) -> bool:
         """True when executing `tx` runs no EVM code: a plain transfer to a code-less account."""
-        return tx.is_plain_transfer and not self.state_at(self.head).code(tx.to or b"")
+        return tx.is_plain_transfer and not self.state_at(self.head).has_code(tx.to or b"")
 
     def try_lock(self) -> bool:
         """Takes the block-production lock if no one holds it; pair with `unlock`."""
@@ -275,10 +276,7 @@ class EvmChain:
                 ts = timestamp if timestamp is not None else self._next_time()
                 env = self.env_for(parent, ts, base_fee)
                 candidates = list(self.mempool.executable(self.state_at(parent).nonce, base_fee))
-            builder = BlockBuilder(
-                self.store, parent.header.state_root, env, fast_transfers=self.fast_transfers
-            )
-            included, receipts, rejected = self._fill(builder, candidates)
+            builder, (included, receipts, rejected) = self._build(parent, env, candidates)
             block = None
             if included or allow_empty:
                 root = builder.finish()
@@ -293,8 +291,23 @@ class EvmChain:
                 listener(block)
         return block
 
+    def _build(
+        self, parent: Block, env: BlockEnv, candidates: list[Tx]
+    ) -> tuple[BlockBuilder | TransferBuilder, tuple[list[Tx], list[Receipt], list[Tx]]]:
+        """Executes the candidates: on the account trie directly when the block holds only
+        plain transfers to code-less accounts, else (or when that finds otherwise) with py-evm."""
+        root = parent.header.state_root
+        if self.fast_transfers and all(tx.is_plain_transfer for tx in candidates):
+            transfers = TransferBuilder(self.store, root, env)
+            try:
+                return transfers, self._fill(transfers, candidates)
+            except NeedsEvm:
+                pass  # nothing was written: the builder is dropped
+        builder = BlockBuilder(self.store, root, env, fast_transfers=self.fast_transfers)
+        return builder, self._fill(builder, candidates)
+
     def _fill(
-        self, builder: BlockBuilder, candidates: list[Tx]
+        self, builder: BlockBuilder | TransferBuilder, candidates: list[Tx]
     ) -> tuple[list[Tx], list[Receipt], list[Tx]]:
         """Executes candidates in order; returns (included, receipts, to drop from the pool).
         A sender whose transaction cannot run now keeps its later ones for another block."""

@@ -16,14 +16,22 @@ from eth.vm.forks.prague.state import PragueState
 from eth_utils import ValidationError as UtilsValidationError
 from trie import HexaryTrie
 
-from snowfield.chains.evm.execution.accounts import FastAccountDB
+from snowfield.chains.evm.execution.accounts import (
+    EMPTY_ACCOUNT,
+    AccountFields,
+    FastAccountDB,
+    read_account,
+)
+from snowfield.chains.evm.execution.accounts import (
+    EMPTY_CODE_HASH as EMPTY_CODE_HASH,
+)
 from snowfield.chains.evm.execution.accounts import State as FastState
 from snowfield.chains.evm.execution.db import RecordingDB, ScratchDB
+from snowfield.chains.evm.execution.fasttrie import FastTrie
 from snowfield.chains.evm.model import Log, Receipt, Tx
 from snowfield.crypto.hashing import keccak
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
-EMPTY_CODE_HASH = keccak(b"")
 TX_GAS = 21_000
 
 
@@ -94,24 +102,48 @@ class StateStore:
         return StateStore(ScratchDB(self.recording.data))
 
     def reader(self, root: bytes) -> StateReader:
-        return StateReader(FastAccountDB(self.atomic, root), self, root)
+        return StateReader(self, root)
 
 
 class StateReader:
-    """Read-only view of the state at one root."""
+    """Read-only view of the state at one root.
 
-    def __init__(self, accounts: AccountDB, store: StateStore, root: bytes) -> None:
-        self._accounts = accounts
+    Accounts are read straight from the account trie and remembered (a root's state never
+    changes): pool admission reads the head's accounts on every transaction, and py-evm's
+    account database costs several times the trie lookup. Storage and code go through it."""
+
+    def __init__(self, store: StateStore, root: bytes) -> None:
         self._store = store
         self.root = root
+        self._trie = FastTrie(store.recording.data, root)
+        self._seen: dict[bytes, AccountFields] = {}
+        self._db: AccountDB | None = None
+
+    @property
+    def _accounts(self) -> AccountDB:
+        if self._db is None:
+            self._db = FastAccountDB(self._store.atomic, self.root)
+        return self._db
+
+    def fields(self, address: bytes) -> AccountFields:
+        """(nonce, balance, storage root, code hash); an empty account when there is none."""
+        found = self._seen.get(address)
+        if found is None:
+            found = self._seen[address] = read_account(self._trie, address) or EMPTY_ACCOUNT
+        return found
 
     def balance(self, address: bytes) -> int:
-        return int(self._accounts.get_balance(address))
+        return self.fields(address)[1]
 
     def nonce(self, address: bytes) -> int:
-        return int(self._accounts.get_nonce(address))
+        return self.fields(address)[0]
+
+    def has_code(self, address: bytes) -> bool:
+        return self.fields(address)[3] != EMPTY_CODE_HASH
 
     def code(self, address: bytes) -> bytes:
+        if not self.has_code(address):
+            return b""
         return bytes(self._accounts.get_code(address))
 
     def storage(self, address: bytes, slot: int) -> int:
@@ -185,13 +217,7 @@ class BlockBuilder:
 
     def apply(self, tx: Tx) -> Applied:
         """Executes `tx`; raises InvalidTx when it cannot be included (nonce, funds, gas)."""
-        if self.gas_used + tx.gas > self.env.gas_limit:
-            raise InvalidTx("exceeds block gas limit")
-        if tx.type >= 2 and tx.max_fee < self.env.base_fee:
-            raise InvalidTx(
-                f"max fee per gas less than block base fee: address 0x{tx.sender.hex()}, "
-                f"maxFeePerGas: {tx.max_fee}, baseFee: {self.env.base_fee}"
-            )
+        check_block_limits(tx, self.gas_used, self.env)
         self.state.lock_changes()
         if self.fast_transfers and tx.is_plain_transfer and self._has_no_code(tx.to):
             return self._transfer(tx)
@@ -247,6 +273,17 @@ class BlockBuilder:
         """Persists the block's state changes; returns the new state root."""
         self.state.persist()
         return bytes(self.state.state_root)
+
+
+def check_block_limits(tx: Tx, gas_used: int, env: BlockEnv) -> None:
+    """What the block allows before a transaction runs: room for its gas, the base fee."""
+    if gas_used + tx.gas > env.gas_limit:
+        raise InvalidTx("exceeds block gas limit")
+    if tx.type >= 2 and tx.max_fee < env.base_fee:
+        raise InvalidTx(
+            f"max fee per gas less than block base fee: address 0x{tx.sender.hex()}, "
+            f"maxFeePerGas: {tx.max_fee}, baseFee: {env.base_fee}"
+        )
 
 
 def _credit(state: PragueState, address: bytes | None, amount: int) -> None:
