@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -40,6 +41,7 @@ class EvmRuntime:
         self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"chain-{chain.config.alias}")
         self._readers = ThreadPoolExecutor(2, thread_name_prefix=f"exec-{chain.config.alias}")
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
         self._timer: asyncio.Task[None] | None = None
         self.block_listeners: list[Callable[[Block], None]] = []
         chain.subscribe(self._on_block_thread)
@@ -50,6 +52,7 @@ class EvmRuntime:
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         if self.block_time is not None:
             self._timer = asyncio.create_task(self._mine_every(self.block_time))
 
@@ -112,7 +115,11 @@ class EvmRuntime:
     def _on_block_thread(self, block: Block) -> None:
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._on_block, block)
+            if threading.get_ident() == self._loop_thread:
+                # Mined inline on the loop: no need to wake it through its self-pipe.
+                loop.call_soon(self._on_block, block)
+            else:
+                loop.call_soon_threadsafe(self._on_block, block)
         else:
             self._on_block(block)
 

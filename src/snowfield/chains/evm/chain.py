@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snowfield.chains.evm import records
+from snowfield.chains.evm.execution.accounts import AccountFields
 from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import (
@@ -39,6 +40,7 @@ from snowfield.chains.evm.model import (
     c_chain_header,
     encode_block,
 )
+from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 
 BlockListener = Callable[[Block], None]
@@ -285,7 +287,12 @@ class EvmChain:
                 for tx in rejected:
                     self.mempool.remove(tx)
                 if included or allow_empty:
-                    block = self._accept(header, tuple(included), tuple(receipts), time.time_ns())
+                    known = (
+                        builder.accounts_after() if isinstance(builder, TransferBuilder) else None
+                    )
+                    block = self._accept(
+                        header, tuple(included), tuple(receipts), time.time_ns(), known
+                    )
         if block is not None:
             for listener in self._listeners:
                 listener(block)
@@ -298,7 +305,7 @@ class EvmChain:
         plain transfers to code-less accounts, else (or when that finds otherwise) with py-evm."""
         root = parent.header.state_root
         if self.fast_transfers and all(tx.is_plain_transfer for tx in candidates):
-            transfers = TransferBuilder(self.store, root, env)
+            transfers = TransferBuilder(self.store, self.state_at(parent), env)
             try:
                 return transfers, self._fill(transfers, candidates)
             except NeedsEvm:
@@ -357,19 +364,29 @@ class EvmChain:
         )
 
     def _accept(
-        self, header: Header, txs: tuple[Tx, ...], receipts: tuple[Receipt, ...], accepted_ns: int
+        self,
+        header: Header,
+        txs: tuple[Tx, ...],
+        receipts: tuple[Receipt, ...],
+        accepted_ns: int,
+        known: dict[bytes, AccountFields | None] | None = None,
     ) -> Block:
-        body = encode_block(header, txs, b"", 0)
-        block = Block(header, header.compute_hash(), txs, receipts, body, accepted_ns)
+        """Journals and links the block; `known` holds accounts as they are after it."""
+        header_rlp = header.encode()  # once: the body, the hash and the record hold it
+        body = encode_block(header, txs, b"", 0, header_rlp)
+        block = Block(header, keccak(header_rlp), txs, receipts, body, accepted_ns)
         # Invariant: a block is visible only after its record is journaled.
-        self.journal.append(records.encode(block, self.store.drain()))
+        self.journal.append(records.encode(block, self.store.drain(), header_rlp))
         self._link(block)
+        if known is not None:
+            self._head_reader = self.store.reader(header.state_root, known)
         for tx in txs:
             self.mempool.remove(tx)
         state = self.state_at(block)
         for sender in {tx.sender for tx in txs}:
             # Replacements admitted while the block was built may now be stale.
-            self.mempool.drop_stale(sender, state.nonce(sender))
+            if self.mempool.has_sender(sender):
+                self.mempool.drop_stale(sender, state.nonce(sender))
         return block
 
     def _link(self, block: Block) -> None:

@@ -38,6 +38,9 @@ class Mempool:
         if not slots:
             del self._by_sender[tx.sender]
 
+    def has_sender(self, sender: bytes) -> bool:
+        return sender in self._by_sender
+
     def drop_stale(self, sender: bytes, state_nonce: int) -> None:
         """Forgets a sender's transactions whose nonce the chain has already used."""
         for tx in [t for n, t in self._by_sender.get(sender, {}).items() if n < state_nonce]:

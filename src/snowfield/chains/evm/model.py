@@ -224,13 +224,20 @@ class Block:
         return len(self.body)
 
 
-def encode_block(header: Header, txs: tuple[Tx, ...], ext_data: bytes, version: int) -> bytes:
-    """The coreth block encoding: RLP [header, txs, uncles, version, extData]."""
+def encode_block(
+    header: Header,
+    txs: tuple[Tx, ...],
+    ext_data: bytes,
+    version: int,
+    header_rlp: bytes | None = None,
+) -> bytes:
+    """The coreth block encoding: RLP [header, txs, uncles, version, extData]; `header_rlp`
+    is the header's encoding when the caller has it."""
     # A legacy transaction is an RLP list already; a typed one is an RLP string.
     tx_items = [tx.raw if tx.type == 0 else encode_bytes(tx.raw) for tx in txs]
     return encode_list_of_encoded(
         [
-            header.encode(),
+            header.encode() if header_rlp is None else header_rlp,
             encode_list_of_encoded(tx_items),
             b"\xc0",
             rlp_encode(version),

@@ -8,25 +8,27 @@ from snowfield.chains.evm.execution.transactions import decode_unchecked
 from snowfield.chains.evm.model import Block, Header, Log, Receipt, Tx
 from snowfield.crypto.hashing import keccak
 from snowfield.formats.rlp import encode as rlp_encode
+from snowfield.formats.rlp import encode_bytes, encode_list_of_encoded
 
 _VERSION = 1
 
 
-def encode(block: Block, writes: dict[bytes, bytes]) -> bytes:
-    record: bytes = rlp_encode(
+def encode(block: Block, writes: dict[bytes, bytes], header_rlp: bytes | None = None) -> bytes:
+    """The record's RLP; `header_rlp` is the header's encoding when the caller has it."""
+    pairs = [encode_list_of_encoded([encode_bytes(k), encode_bytes(v)]) for k, v in writes.items()]
+    return encode_list_of_encoded(
         [
-            _VERSION,
-            block.header.encode(),
-            [tx.raw for tx in block.txs],
-            [tx.sender for tx in block.txs],
-            [r.encode() for r in block.receipts],
-            [[k, v] for k, v in writes.items()],
-            block.accepted_ns,
-            block.ext_data,
-            block.version,
+            rlp_encode(_VERSION),
+            encode_bytes(block.header.encode() if header_rlp is None else header_rlp),
+            rlp_encode([tx.raw for tx in block.txs]),
+            rlp_encode([tx.sender for tx in block.txs]),
+            rlp_encode([r.encode() for r in block.receipts]),
+            encode_list_of_encoded(pairs),
+            rlp_encode(block.accepted_ns),
+            rlp_encode(block.ext_data),
+            rlp_encode(block.version),
         ]
     )
-    return record
 
 
 def decode(record: bytes, chain_id: int) -> tuple[Block, dict[bytes, bytes]]:

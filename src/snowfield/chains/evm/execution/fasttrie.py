@@ -70,23 +70,19 @@ Ref = Node | bytes | None  # a node, the hash of a stored node, or nothing
 _CACHE: Any = LRU(300_000)  # hash -> decoded _Node, shared: nodes never change
 
 
+# Nibbles go through hex text: bytes.hex and bytes.translate are C loops (3x faster).
+_FROM_HEX = bytes.maketrans(b"0123456789abcdef", bytes(range(16)))
+_TO_HEX = bytes.maketrans(bytes(range(16)), b"0123456789abcdef")
+
+
 def nibbles(key: bytes) -> Path:
-    out: list[int] = []
-    for byte in key:
-        out.append(byte >> 4)
-        out.append(byte & 0x0F)
-    return tuple(out)
+    return tuple(key.hex().encode().translate(_FROM_HEX))
 
 
 def hex_prefix(path: Path, leaf: bool) -> bytes:
     flag = 2 if leaf else 0
-    if len(path) % 2:
-        head = bytes([(flag + 1) << 4 | path[0]])
-        rest = path[1:]
-    else:
-        head = bytes([flag << 4])
-        rest = path
-    return head + bytes(rest[i] << 4 | rest[i + 1] for i in range(0, len(rest), 2))
+    digits = bytes((flag + 1, *path)) if len(path) % 2 else bytes((flag, 0, *path))
+    return bytes.fromhex(digits.translate(_TO_HEX).decode())
 
 
 def _unprefix(data: bytes) -> tuple[Path, bool]:

@@ -101,8 +101,10 @@ class StateStore:
         """A store over this one whose writes are discarded (for replays and traces)."""
         return StateStore(ScratchDB(self.recording.data))
 
-    def reader(self, root: bytes) -> StateReader:
-        return StateReader(self, root)
+    def reader(
+        self, root: bytes, known: dict[bytes, AccountFields | None] | None = None
+    ) -> StateReader:
+        return StateReader(self, root, known)
 
 
 class StateReader:
@@ -110,13 +112,19 @@ class StateReader:
 
     Accounts are read straight from the account trie and remembered (a root's state never
     changes): pool admission reads the head's accounts on every transaction, and py-evm's
-    account database costs several times the trie lookup. Storage and code go through it."""
+    account database costs several times the trie lookup. Storage and code go through it.
+    `known` holds accounts at this root already known to the caller (None: no account)."""
 
-    def __init__(self, store: StateStore, root: bytes) -> None:
+    def __init__(
+        self,
+        store: StateStore,
+        root: bytes,
+        known: dict[bytes, AccountFields | None] | None = None,
+    ) -> None:
         self._store = store
         self.root = root
         self._trie = FastTrie(store.recording.data, root)
-        self._seen: dict[bytes, AccountFields] = {}
+        self._seen: dict[bytes, AccountFields | None] = dict(known) if known else {}
         self._db: AccountDB | None = None
 
     @property
@@ -125,12 +133,17 @@ class StateReader:
             self._db = FastAccountDB(self._store.atomic, self.root)
         return self._db
 
+    def account_fields(self, address: bytes) -> AccountFields | None:
+        """(nonce, balance, storage root, code hash); None when there is no account."""
+        try:
+            return self._seen[address]
+        except KeyError:
+            found = self._seen[address] = read_account(self._trie, address)
+            return found
+
     def fields(self, address: bytes) -> AccountFields:
-        """(nonce, balance, storage root, code hash); an empty account when there is none."""
-        found = self._seen.get(address)
-        if found is None:
-            found = self._seen[address] = read_account(self._trie, address) or EMPTY_ACCOUNT
-        return found
+        """As `account_fields`, with an empty account when there is none."""
+        return self.account_fields(address) or EMPTY_ACCOUNT
 
     def balance(self, address: bytes) -> int:
         return self.fields(address)[1]

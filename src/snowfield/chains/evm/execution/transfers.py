@@ -14,7 +14,6 @@ from snowfield.chains.evm.execution.accounts import (
     EMPTY_CODE_HASH,
     AccountFields,
     encode_account,
-    read_account,
 )
 from snowfield.chains.evm.execution.fasttrie import FastTrie
 from snowfield.chains.evm.execution.state import (
@@ -22,6 +21,7 @@ from snowfield.chains.evm.execution.state import (
     Applied,
     BlockEnv,
     InvalidTx,
+    StateReader,
     StateStore,
     check_block_limits,
 )
@@ -43,18 +43,25 @@ class TransferBuilder:
 
     Nothing is written until `finish`, so a caller can drop it and build the block again."""
 
-    def __init__(self, store: StateStore, parent_root: bytes, env: BlockEnv) -> None:
+    def __init__(self, store: StateStore, parent: StateReader, env: BlockEnv) -> None:
         self.env = env
         self.gas_used = 0
-        self._trie = FastTrie(store.recording, parent_root)
+        self._parent = parent
+        self._trie = FastTrie(store.recording, parent.root)
         # Accounts this block changed; never a deletion (those go to py-evm).
         self._changed: dict[bytes, AccountFields] = {}
+        self._touched: set[bytes] = set()
 
     def _get(self, address: bytes) -> AccountFields | None:
         found = self._changed.get(address)
         if found is None:
-            found = read_account(self._trie, address)
+            self._touched.add(address)
+            found = self._parent.account_fields(address)
         return found
+
+    def accounts_after(self) -> dict[bytes, AccountFields | None]:
+        """Every account the block read or changed, as it is after the block."""
+        return {a: self._changed.get(a, self._parent.account_fields(a)) for a in self._touched}
 
     def _set(self, address: bytes, account: AccountFields) -> None:
         if account[1] >= _UINT256_LIMIT:
