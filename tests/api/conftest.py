@@ -21,7 +21,7 @@ from starlette.types import ASGIApp
 from snowfield.api.app import OPERATIONS, create_data_app
 from snowfield.api.gate import RatePolicy
 from snowfield.api.openapi import openapi_document
-from snowfield.api.ratelimit import Limiter
+from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.store.database import Database
 from snowfield.store.rows import (
     BalanceRow,
@@ -239,11 +239,17 @@ def serve_app(app: ASGIApp) -> Iterator[str]:
         thread.join(timeout=30)
 
 
+def frozen_clock() -> float:
+    return 1_800_000_030.0  # 30 s into a window
+
+
 @contextlib.contextmanager
 def api_client(
     db: Database, *, policy: RatePolicy | None = None, limiter: Limiter | None = None
 ) -> Iterator[httpx.Client]:
-    """An HTTP client on a real server of `create_data_app(db, ...)`."""
+    """An HTTP client on a real server of `create_data_app(db, ...)`; the default limiter's clock
+    stands still, so no test sees its window roll over mid-way."""
+    limiter = limiter or MemoryLimiter(clock=frozen_clock)
     app = create_data_app(db, policy=policy or RatePolicy(10**9, 10**9), limiter=limiter)
     with serve_app(app) as base, httpx.Client(base_url=base, timeout=30) as client:
         yield client

@@ -1,0 +1,210 @@
+"""Store read side: keyset queries, signed page tokens, API keys and curated metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snowfield.errors import InvalidParams
+from snowfield.store import curation, queries
+from snowfield.store.database import Database
+from snowfield.store.keys import create_key, list_keys, lookup_key, revoke_key
+from snowfield.store.pagination import PageTokens, page_of
+from snowfield.testing import PG_ENV, database_urls, open_database
+from tests.api.conftest import (
+    ALICE,
+    BLOCKCHAIN_ID,
+    BOB,
+    CHAIN,
+    CHILD,
+    FACTORY,
+    NFT,
+    OTHER_CHAIN,
+    TOKEN,
+    ChainBuilder,
+    add_chains,
+)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    if request.param == "postgresql" and not __import__("os").environ.get(PG_ENV):
+        pytest.skip(f"PostgreSQL runs only when {PG_ENV} is set")
+    urls = database_urls(tmp_path)
+    with open_database(urls[0] if request.param == "sqlite" else urls[1]) as opened:
+        add_chains(opened)
+        ChainBuilder(opened).add(10)
+        yield opened
+
+
+def test_chains_by_id_blockchain_id_and_network(db: Database) -> None:
+    assert [c.chain_id for c in queries.list_chains(db)] == [CHAIN, OTHER_CHAIN]
+    assert [c.chain_id for c in queries.list_chains(db, testnet=True)] == [CHAIN]
+    assert [c.chain_id for c in queries.list_chains(db, testnet=False)] == [OTHER_CHAIN]
+    found = queries.find_chain(db, BLOCKCHAIN_ID)
+    assert found is not None and found.chain_id == CHAIN
+    assert found.features == ("nftIndexing",) and found.private is False
+    assert queries.find_chain(db, str(CHAIN)) == found
+    assert queries.find_chain(db, str(2**64)) is None  # beyond BIGINT: no row, no error
+    assert queries.find_chain(db, "nope") is None
+
+
+def test_address_transactions_keyset_both_ways(db: Database) -> None:
+    def walk(descending: bool, size: int) -> list[tuple[int, int]]:
+        keys: list[tuple[int, int]] = []
+        after = None
+        while True:
+            page = queries.address_transactions(
+                db,
+                CHAIN,
+                BOB,
+                start_block=2,
+                end_block=9,
+                descending=descending,
+                after=after,
+                limit=size,
+            )
+            keys += [(t.block_number, t.tx_index) for t in page.items]
+            if page.next_key is None:
+                return keys
+            after = page.next_key
+
+    newest = walk(True, 4)
+    assert newest == sorted(newest, reverse=True) and len(newest) == len(set(newest))
+    assert {b for b, _ in newest} == set(range(2, 9))
+    assert walk(False, 3) == sorted(newest) == walk(False, 100)
+
+
+def test_transfers_sub_queries_keep_the_address_side(db: Database) -> None:
+    keys = [(4, 1), (4, 2)]
+    bob = queries.transfers_in_txs(db, CHAIN, BOB, keys)
+    assert [(t.erc_type, t.to_addr) for t in bob] == [("ERC-20", BOB)]
+    alice = queries.transfers_in_txs(db, CHAIN, ALICE, keys)
+    assert [(t.erc_type, t.token_id) for t in alice] == [("ERC-20", None), ("ERC-721", 4)]
+    assert queries.internal_txs_in_txs(db, CHAIN, BOB, keys) == []
+    assert queries.transfers_in_txs(db, CHAIN, BOB, []) == []
+
+
+def test_nfts_balances_blocks_contracts(db: Database) -> None:
+    owned = queries.owned_nfts(db, CHAIN, BOB, contract=None, after=None, limit=2)
+    assert [n.token_id for n in owned.items] == [2, 4] and owned.next_key == (NFT, "4")
+    rest = queries.owned_nfts(db, CHAIN, BOB, contract=NFT, after=owned.next_key, limit=10)
+    assert [n.token_id for n in rest.items] == [6, 8] and rest.next_key is None
+    assert queries.nfts(db, CHAIN, [(NFT, 4), (NFT, 5)]).keys() == {(NFT, 4)}
+    assert queries.native_balance(db, CHAIN, ALICE) == 10_000 * 10**18 - 10 * 10**18
+    assert queries.native_balance(db, CHAIN, BOB) is None
+    block = queries.find_block(db, CHAIN, 3)
+    assert block is not None and queries.find_block(db, CHAIN, block.hash) == block
+    assert queries.find_block(db, CHAIN, 2**63) is None
+    whole = queries.block_transactions(db, CHAIN, 3, after=None, limit=None)
+    assert [t.tx_index for t in whole.items] == [0, 1, 2, 3] and whole.next_key is None
+    assert queries.block_hashes(db, CHAIN, [3, 3, 99]) == {3: block.hash}
+    child = queries.find_contract(db, CHAIN, CHILD)
+    assert child is not None and child.factory == FACTORY
+    page = queries.deployments(db, CHAIN, ALICE, after=None, limit=1)
+    assert len(page.items) == 1 and page.next_key is not None
+    assert set(queries.tokens(db, CHAIN, [TOKEN, NFT, BOB])) == {TOKEN, NFT}
+
+
+def test_erc_transfers_union_of_both_roles(db: Database) -> None:
+    page = queries.address_transfers(
+        db,
+        CHAIN,
+        BOB,
+        "ERC-721",
+        start_block=None,
+        end_block=None,
+        descending=False,
+        after=None,
+        limit=100,
+    )
+    assert [(t.block_number, t.token_id) for t in page.items] == [(3, 2), (5, 4), (7, 6), (9, 8)]
+
+
+@settings(max_examples=200)
+@given(
+    key=st.lists(st.one_of(st.integers(0, 2**63), st.text(max_size=50)), min_size=1, max_size=4),
+    address=st.text(max_size=42),
+    order=st.sampled_from(["asc", "desc"]),
+)
+def test_tokens_round_trip_and_bind_their_scope(
+    key: list[int | str], address: str, order: str
+) -> None:
+    tokens = PageTokens("secret")
+    scope = {"op": "listTransactions", "address": address, "sortOrder": order}
+    token = tokens.encode(scope, tuple(key))
+    assert tokens.decode(token, scope) == tuple(key)
+    with pytest.raises(InvalidParams, match="pageToken"):
+        tokens.decode(token, {**scope, "address": address + "x"})
+    with pytest.raises(InvalidParams, match="pageToken"):
+        PageTokens("other secret").decode(token, scope)
+
+
+@settings(max_examples=200)
+@given(position=st.integers(0, 200), char=st.sampled_from("AQgw-_x"))
+def test_altered_tokens_never_decode(position: int, char: str) -> None:
+    tokens = PageTokens(b"k" * 32)
+    scope = {"op": "x"}
+    token = tokens.encode(scope, (12, 3))
+    i = position % len(token)
+    altered = token[:i] + char + token[i + 1 :]
+    if altered == token:
+        return
+    try:
+        assert tokens.decode(altered, scope) == (12, 3)  # only a base64 no-op may survive
+    except InvalidParams as exc:
+        assert "pageToken" in exc.message
+
+
+def test_page_of_cuts_the_extra_row() -> None:
+    assert page_of([1, 2, 3], 2, lambda n: (n,)).next_key == (2,)
+    assert page_of([1, 2], 2, lambda n: (n,)).next_key is None
+    assert page_of([], 2, lambda n: (n,)).items == []
+
+
+def test_api_keys_lifecycle(db: Database) -> None:
+    key, secret = create_key(db, "ops", chains=[CHAIN, CHAIN], rate_per_minute=100, clock=lambda: 5)
+    assert key.chains == (CHAIN,) and key.created == 5 and secret.startswith("sfk_")
+    assert lookup_key(db, secret) == key and lookup_key(db, secret + "x") is None
+    stored = db.query("SELECT key_hash FROM api_keys")
+    assert secret not in str(stored)  # only the digest is stored
+    assert key.allows(CHAIN) and not key.allows(OTHER_CHAIN)
+    assert revoke_key(db, key.id, clock=lambda: 9)
+    revoked = lookup_key(db, secret)
+    assert revoked is not None and not revoked.active and revoked.revoked == 9
+    open_key, _ = create_key(db, "all chains")
+    assert open_key.allows(OTHER_CHAIN)
+    assert [k.name for k in list_keys(db)] == ["ops", "all chains"]
+
+
+def test_curated_metadata_validation_and_storage(db: Database) -> None:
+    entry = {
+        "chainId": CHAIN,
+        "address": TOKEN.upper().replace("0X", "0x"),
+        "name": "Curated Token",
+        "resourceLinks": [{"type": "Github", "url": "https://example.invalid"}],
+        "tags": ["defi"],
+        "logoAsset": {"imageUri": "https://example.invalid/logo.png"},
+    }
+    parsed = curation.parse_curated(entry)
+    assert parsed.address == TOKEN and parsed.chain_id == CHAIN
+    curation.save_curated(db, [parsed])
+    curation.save_curated(db, [curation.parse_curated({**entry, "name": "Renamed"})])
+    assert curation.curated(db, CHAIN, [TOKEN, BOB]) == {TOKEN: {**parsed.data, "name": "Renamed"}}
+    bad = [
+        ({**entry, "resourceLinks": [{"type": "Blogpost", "url": "x"}]}, "resourceLinks[0].type"),
+        ({**entry, "resourceLinks": [{"type": "Blog"}]}, "resourceLinks[0]"),
+        ({**entry, "address": "0x12"}, "address"),
+        ({**entry, "chainId": "c"}, "chainId"),
+        ({**entry, "tags": "defi"}, "tags"),
+        ({**entry, "name": 3}, "name"),
+        ({**entry, "logoAsset": {"url": "x"}}, "logoAsset"),
+        ("not an object", "entry"),
+    ]
+    for value, where in bad:
+        with pytest.raises(InvalidParams, match=where.replace("[", r"\[").replace("]", r"\]")):
+            curation.parse_curated(value)
