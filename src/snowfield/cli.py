@@ -353,9 +353,11 @@ async def _run_serve(settings: Any) -> None:
     from snowfield.api.gate import RatePolicy
     from snowfield.api.ratelimit import Limiter, MemoryLimiter, RedisLimiter
     from snowfield.store.database import Database
+    from snowfield.store.query_indexes import add_query_indexes
 
     db = Database(settings.db)
     await asyncio.to_thread(db.migrate)
+    await asyncio.to_thread(add_query_indexes, db)
     limiter: Limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
     policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
     server = uvicorn.Server(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +16,7 @@ from snowfield.store import curation, queries
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key, list_keys, lookup_key, revoke_key
 from snowfield.store.pagination import PageTokens, page_of
+from snowfield.store.query_indexes import add_query_indexes
 from snowfield.testing import PG_ENV, database_urls, open_database
 from tests.api.conftest import (
     ALICE,
@@ -36,6 +39,7 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
         pytest.skip(f"PostgreSQL runs only when {PG_ENV} is set")
     urls = database_urls(tmp_path)
     with open_database(urls[0] if request.param == "sqlite" else urls[1]) as opened:
+        add_query_indexes(opened)
         add_chains(opened)
         ChainBuilder(opened).add(10)
         yield opened
@@ -158,6 +162,36 @@ def test_altered_tokens_never_decode(position: int, char: str) -> None:
         assert tokens.decode(altered, scope) == (12, 3)  # only a base64 no-op may survive
     except InvalidParams as exc:
         assert "pageToken" in exc.message
+
+
+def test_listings_read_indexes_not_the_whole_chain(db: Database) -> None:
+    if db.dialect != "sqlite":
+        return  # plans are checked on SQLite; PostgreSQL plans by statistics
+    plans: list[str] = []
+    query = db.query
+
+    def explain(sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        plans.extend(str(r[-1]) for r in query("EXPLAIN QUERY PLAN " + sql, params))
+        return query(sql, params)
+
+    db.query = explain  # type: ignore[method-assign]
+    try:
+        for kind in ("ERC-20", "ERC-721"):
+            queries.address_transfers(
+                db, CHAIN, BOB, kind, start_block=None, end_block=None, descending=True,
+                after=(5, 1, 0), limit=10,
+            )  # fmt: skip
+        queries.transfers_in_txs(db, CHAIN, BOB, [(4, 1), (5, 2)])
+        queries.internal_txs_in_txs(db, CHAIN, BOB, [(4, 1), (5, 2)])
+        queries.address_transactions(
+            db, CHAIN, BOB, start_block=None, end_block=None, descending=True, after=None, limit=5
+        )
+        queries.owned_nfts(db, CHAIN, BOB, contract=None, after=None, limit=5)
+    finally:
+        del db.query
+    searches = [p for p in plans if p.startswith("SEARCH")]
+    # Two equality terms: the chain and the address (or block), never a walk of the chain.
+    assert searches and all(len(re.findall(r"(?<![<>])=\?", p)) >= 2 for p in searches), plans
 
 
 def test_page_of_cuts_the_extra_row() -> None:

@@ -223,12 +223,14 @@ def transfers_in_txs(
     if not txs:
         return []
     pairs = ", ".join("(?, ?)" for _ in txs)
+    blocks = sorted({b for b, _ in txs})
+    # `block_number IN` lets the primary key find the blocks; tx_index is not in that key.
     rows = db.query(
         f"SELECT {_TRANSFER_COLS} FROM transfers WHERE chain_id = ?"
-        f" AND (block_number, tx_index) IN (VALUES {pairs})"
+        f" AND block_number IN {_in(blocks)} AND (block_number, tx_index) IN (VALUES {pairs})"
         " AND (from_addr = ? OR to_addr = ?)"
         " ORDER BY block_number, log_index, batch_index",
-        [chain_id, *(v for tx in txs for v in tx), address, address],
+        [chain_id, *blocks, *(v for tx in txs for v in tx), address, address],
     )
     return [_transfer(r) for r in rows]
 
@@ -240,12 +242,13 @@ def internal_txs_in_txs(
     if not txs:
         return []
     pairs = ", ".join("(?, ?)" for _ in txs)
+    blocks = sorted({b for b, _ in txs})
     rows = db.query(
         f"SELECT {_INTERNAL_COLS} FROM internal_txs WHERE chain_id = ?"
-        f" AND (block_number, tx_index) IN (VALUES {pairs})"
+        f" AND block_number IN {_in(blocks)} AND (block_number, tx_index) IN (VALUES {pairs})"
         " AND (from_addr = ? OR to_addr = ?)"
         " ORDER BY block_number, tx_index, trace_index",
-        [chain_id, *(v for tx in txs for v in tx), address, address],
+        [chain_id, *blocks, *(v for tx in txs for v in tx), address, address],
     )
     return [_internal(r) for r in rows]
 
