@@ -55,6 +55,7 @@ def test_chains_by_id_blockchain_id_and_network(db: Database) -> None:
     assert queries.find_chain(db, str(CHAIN)) == found
     assert queries.find_chain(db, str(2**64)) is None  # beyond BIGINT: no row, no error
     assert queries.find_chain(db, "nope") is None
+    assert queries.find_chain(db, "a\x00b") is None and queries.find_chain(db, "9" * 500) is None
 
 
 def test_address_transactions_keyset_both_ways(db: Database) -> None:

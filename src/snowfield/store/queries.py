@@ -177,6 +177,8 @@ def list_chains(db: Database, *, testnet: bool | None = None) -> list[ChainRow]:
 
 def find_chain(db: Database, ref: str) -> ChainRow | None:
     """The chain named by its EVM chain id (decimal) or its blockchain id."""
+    if "\x00" in ref or len(ref) > 128:
+        return None  # no id looks like this, and PostgreSQL text cannot hold NUL
     if ref.isascii() and ref.isdigit():
         if int(ref) > MAX_BIGINT:
             return None
