@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-up: $(STAMP)  ## start the devnet with demo traffic (Ctrl-C to stop)
-	$(BIN)/snowfield devnet --demo --data-dir data/devnet
+up: $(STAMP)  ## devnet with demo traffic + indexer + data API (Ctrl-C stops all)
+	$(BIN)/snowfield up --data-dir data
 
 test: $(STAMP)  ## run the test suite
 	$(BIN)/pytest -q

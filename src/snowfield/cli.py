@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 import signal
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -464,6 +465,76 @@ def contracts_load(
         raise typer.Exit(1) from None
     save_curated(_open_db(db), parsed)
     console.print(f"Loaded metadata of {len(parsed)} contracts")
+
+
+@app.command()
+def up(
+    data_dir: Annotated[
+        Path, typer.Option(help="Where chain data, the index and logs live.")
+    ] = Path("data"),
+    node_port: Annotated[int, typer.Option(help="Port of the devnet node.")] = 9650,
+    api_port: Annotated[int, typer.Option(help="Port of the data API.")] = 8080,
+) -> None:
+    """Start everything on this machine: devnet with demo traffic, indexer, data API."""
+    from snowfield.node.networks import network_ids
+    from snowfield.supervisor import Child, supervise
+
+    python = [sys.executable, "-m", "snowfield"]
+    rpc = f"http://127.0.0.1:{node_port}/ext/bc/C/rpc"
+    db = str(data_dir / "snowfield.db")
+    logs_dir = data_dir / "logs"
+    children = [
+        Child(
+            "devnet",
+            [
+                *python,
+                "devnet",
+                "--demo",
+                "--data-dir",
+                str(data_dir / "devnet"),
+                "--port",
+                str(node_port),
+                "--log-level",
+                "warn",
+            ],
+            ready=f"http://127.0.0.1:{node_port}/ext/health/liveness",
+            log=None,  # its banner (funded accounts, URLs) belongs on the terminal
+        ),
+        Child(
+            "indexer",
+            [
+                *python,
+                "index",
+                "--rpc",
+                rpc,
+                "--db",
+                db,
+                "--ws",
+                f"ws://127.0.0.1:{node_port}/ext/bc/C/ws",
+                "--blockchain-id",
+                network_ids(12345).c_chain,
+                "--description",
+                "The local devnet's C-Chain",
+                "--poll-interval",
+                "0.25",
+            ],
+            ready=None,
+            log=logs_dir / "indexer.log",
+        ),
+        Child(
+            "api",
+            [*python, "serve", "--db", db, "--port", str(api_port)],
+            ready=f"http://127.0.0.1:{api_port}/v1/chains",
+            log=logs_dir / "api.log",
+        ),
+    ]
+    urls = {
+        "Data API": f"http://127.0.0.1:{api_port}/v1/chains",
+        "Data API OpenAPI": f"http://127.0.0.1:{api_port}/openapi.json",
+        "C-Chain JSON-RPC": rpc,
+        "Logs": str(logs_dir),
+    }
+    raise typer.Exit(supervise(children, urls, console))
 
 
 def main() -> None:

@@ -1,0 +1,66 @@
+"""`snowfield up` (what `make up` runs): devnet with demo traffic, indexer and data API come
+up together, real data flows through to the API, and Ctrl-C stops every child."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from snowfield.testing import free_port
+
+
+def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
+    node, api = free_port(), free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "snowfield",
+            "up",
+            "--data-dir",
+            str(tmp_path),
+            "--node-port",
+            str(node),
+            "--api-port",
+            str(api),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        transactions: list[object] = []
+        while time.monotonic() < deadline and not transactions:
+            time.sleep(0.5)
+            assert proc.poll() is None
+            try:
+                reply = httpx.get(
+                    f"http://127.0.0.1:{api}/v1/chains/43112/addresses/"
+                    "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/transactions",
+                    timeout=5,
+                )
+            except httpx.HTTPError:
+                continue
+            if reply.status_code == 200:
+                transactions = reply.json()["transactions"]
+        assert transactions, "the demo's transactions reached the data API"
+        chains = httpx.get(f"http://127.0.0.1:{api}/v1/chains", timeout=5).json()["chains"]
+        assert chains[0]["chainId"] == "43112" and chains[0]["rpcUrl"].endswith(
+            f"{node}/ext/bc/C/rpc"
+        )
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=60)[0].decode(errors="replace")
+    assert proc.returncode == 0, out
+    assert "snowfield is up" in out and "Data API" in out
+    for port in (node, api):
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+            raise AssertionError(f"port {port} still answers after Ctrl-C")
+        except httpx.HTTPError:
+            pass
