@@ -48,6 +48,7 @@ def devnet(
     chain_id: Annotated[int, _opt("chain-id")] = 43112,
     block_time: Annotated[float | None, _opt("block-time", min=0.01)] = None,
     gas_limit: Annotated[int, _opt("gas-limit", min=21_000)] = 15_000_000,
+    genesis_timestamp: Annotated[int | None, _opt("genesis-timestamp", min=0)] = None,
     mnemonic: Annotated[str, _opt("mnemonic")] = DEFAULT_MNEMONIC,
     accounts: Annotated[int, _opt("accounts", min=1, max=1000)] = 10,
     balance: Annotated[int, _opt("balance", min=0)] = 10_000,

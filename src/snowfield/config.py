@@ -46,6 +46,12 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("gas-limit", 15_000_000, "Gas limit of each block.", "devnet"),
     Setting(
+        "genesis-timestamp",
+        None,
+        "Unix time of the genesis block (default: now); equal values give equal chains.",
+        "devnet",
+    ),
+    Setting(
         "mnemonic",
         "test test test test test test test test test test test junk",
         "Mnemonic of the funded dev accounts.",
@@ -178,6 +184,7 @@ class DevnetSettings:
     chain_id: int = 43112
     block_time: float | None = None
     gas_limit: int = 15_000_000
+    genesis_timestamp: int | None = None
     mnemonic: str = "test test test test test test test test test test test junk"
     accounts: int = 10
     balance: int = 10_000

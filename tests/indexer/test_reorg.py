@@ -30,7 +30,8 @@ def head_hash(node: RunningNode, number: int) -> str:
 
 def test_fork_unwinds_to_the_common_ancestor(tmp_path: Path) -> None:
     start = int(time.time()) + 10
-    with serve_devnet() as a, serve_devnet() as b:
+    genesis = start - 100
+    with serve_devnet(genesis_timestamp=genesis) as a, serve_devnet(genesis_timestamp=genesis) as b:
         for i in range(5):
             raw = signed_transfer(i, to="0x" + "11" * 20, value=1000 + i)
             send_at(a, start + i, raw)

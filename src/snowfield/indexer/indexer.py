@@ -11,8 +11,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from snowfield.indexer.balances import BalanceTracker
 from snowfield.indexer.calls import Calls
-from snowfield.indexer.extract.activity import activity, touched
+from snowfield.indexer.extract.activity import activity
 from snowfield.indexer.extract.blocks import block_row, tx_rows
 from snowfield.indexer.extract.traces import contract_rows, internal_rows
 from snowfield.indexer.extract.transfers import transfer_rows
@@ -81,6 +82,7 @@ class Indexer:
         self.fetcher = fetcher
         self.chain_id = chain_id
         self.batch_blocks = batch_blocks
+        self.balances = BalanceTracker(db, calls, chain_id)
         self.stats = Stats()
 
     # -- driving -------------------------------------------------------------------------
@@ -209,16 +211,7 @@ class Indexer:
 
     async def _balances(self, bundles: Sequence[BlockBundle]) -> list[list[BalanceRow]]:
         """Per block, the balance of each address it touched, as of that block."""
-        wanted = [
-            (address, bundle.block.number)
-            for bundle in bundles
-            for address in sorted(touched(bundle.block.miner, bundle.txs, bundle.internal_txs))
-        ]
-        values = iter(await self.calls.balances(wanted))
-        rows: dict[int, list[BalanceRow]] = {b.block.number: [] for b in bundles}
-        for address, number in wanted:
-            rows[number].append(BalanceRow(self.chain_id, address, number, next(values)))
-        return [rows[b.block.number] for b in bundles]
+        return await self.balances.rows(bundles)
 
     def _count(self, batch: Batch) -> None:
         self.stats.height = batch.bundles[-1].block.number

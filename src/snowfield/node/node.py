@@ -56,7 +56,7 @@ class Node:
             client_version=VERSION,
             alloc=tuple(Allocation(k.address, settings.balance * AVAX) for k in funded),
         )
-        chain = EvmChain(config, journal)
+        chain = EvmChain(config, journal, genesis_time=settings.genesis_timestamp)
         self.c = EvmRuntime(chain, blockchain_id=self.ids.c_chain, block_time=settings.block_time)
         self.keystore = Keystore(funded)
         proofs = ProofPolicy(settings.pruning_enabled, settings.historical_proof_query_window)

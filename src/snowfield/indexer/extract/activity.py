@@ -1,4 +1,4 @@
-"""Which addresses each transaction involves, and which native balances a block touched."""
+"""Which addresses each transaction involves, in any role."""
 
 from __future__ import annotations
 
@@ -22,17 +22,3 @@ def activity(
         seen.add((item.from_addr, item.tx_index))
         seen.add((item.to_addr, item.tx_index))
     return tuple(sorted(seen, key=lambda p: (p[1], p[0])))
-
-
-def touched(miner: str, txs: Sequence[TxRow], internals: Sequence[InternalTxRow]) -> set[str]:
-    """Addresses whose native balance the block may have changed."""
-    out = {miner}
-    for tx in txs:
-        out.add(tx.from_addr)
-        if tx.to_addr or tx.created:
-            out.add(tx.to_addr or tx.created or "")
-    for frame in internals:
-        if frame.value or frame.call_type in ("CREATE", "CREATE2", "UNKNOWN"):
-            out.add(frame.from_addr)
-            out.add(frame.to_addr)
-    return out
