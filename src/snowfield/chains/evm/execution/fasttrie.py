@@ -292,7 +292,15 @@ class FastTrie:
         elif isinstance(node, _Ext):
             items = [encode_bytes(hex_prefix(node.path, False)), self._item(node.child)]
         else:
-            items = [self._item(c) for c in node.children]
+            items = []
+            for c in node.children:
+                # Inlined _item for what a branch mostly holds: nothing, or a hashed child.
+                if c is None:
+                    items.append(b"\x80")
+                elif c.__class__ is bytes:
+                    items.append(_HASH_ITEM + c)
+                else:
+                    items.append(self._item(c))
             items.append(encode_bytes(node.value))
         node._enc = encode_list_of_encoded(items)
         return node._enc
