@@ -200,6 +200,7 @@ def index(
     token_symbol: Annotated[str, _opt("token-symbol", "index")] = "AVAX",
     features: Annotated[str, _opt("features", "index")] = "nftIndexing",
     batch_blocks: Annotated[int, _opt("batch-blocks", "index", min=1, max=10_000)] = 100,
+    traces: Annotated[str, _opt("traces", "index")] = "auto",
     rpc_batch_size: Annotated[int, _opt("rpc-batch-size", "index", min=1)] = 40,
     rpc_concurrency: Annotated[int, _opt("rpc-concurrency", "index", min=1, max=64)] = 4,
     poll_interval: Annotated[float, _opt("poll-interval", "index", min=0.05)] = 0.5,
@@ -211,6 +212,8 @@ def index(
 ) -> None:
     """Index an EVM node (ours or any other) over JSON-RPC into SQLite or PostgreSQL."""
     settings = IndexSettings(**{k: v for k, v in locals().items()})
+    if settings.traces not in ("auto", "parity", "debug", "none"):
+        raise typer.BadParameter("use auto, parity, debug or none", param_hint="--traces")
     logs.configure(settings.log_level, settings.log_format)
     try:
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
@@ -240,7 +243,9 @@ async def _run_index(settings: Any) -> None:
         )
         chain_id = int(await client.call("eth_chainId"), 16)
         await asyncio.to_thread(_record_chain, db, chain_id, settings)
-        indexer = Indexer(db, calls, fetcher, chain_id, batch_blocks=settings.batch_blocks)
+        indexer = Indexer(
+            db, calls, fetcher, chain_id, batch_blocks=settings.batch_blocks, traces=settings.traces
+        )
         metrics = await _serve_metrics(settings.metrics_port, indexer.stats.prometheus)
         try:
             work = asyncio.create_task(_index_work(indexer, settings, stop))

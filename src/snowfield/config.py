@@ -116,6 +116,12 @@ SETTINGS: tuple[Setting, ...] = (
         "index",
     ),
     Setting("batch-blocks", 100, "Blocks fetched and written per transaction.", "index"),
+    Setting(
+        "traces",
+        "auto",
+        "Trace API: auto (trace_block, else debug callTracer), parity, debug or none.",
+        "index",
+    ),
     Setting("rpc-batch-size", 40, "Most calls in one JSON-RPC batch (the node's limit).", "index"),
     Setting("rpc-concurrency", 4, "JSON-RPC batches in flight at once.", "index"),
     Setting("poll-interval", 0.5, "Seconds between head checks while following.", "index"),
@@ -219,6 +225,7 @@ class IndexSettings:
     token_symbol: str = "AVAX"
     features: str = "nftIndexing"
     batch_blocks: int = 100
+    traces: str = "auto"
     rpc_batch_size: int = 40
     rpc_concurrency: int = 4
     poll_interval: float = 0.5

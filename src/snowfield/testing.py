@@ -188,7 +188,14 @@ def run_demo_rounds(rpc: str, rounds: int, keys: list[bytes] | None = None) -> A
     return asyncio.run(go())
 
 
-def index_node(db: Database, rpc: str, *, until: int | None = None, batch_blocks: int = 25) -> Any:
+def index_node(
+    db: Database,
+    rpc: str,
+    *,
+    until: int | None = None,
+    batch_blocks: int = 25,
+    traces: str = "auto",
+) -> Any:
     """Indexes the node at `rpc` into `db` up to `until` (default: its head); the Indexer."""
     import asyncio
 
@@ -200,9 +207,55 @@ def index_node(db: Database, rpc: str, *, until: int | None = None, batch_blocks
         fetcher = DocumentFetcher()
         async with RpcClient(rpc) as client:
             chain_id = int(await client.call("eth_chainId"), 16)
-            indexer = Indexer(db, Calls(client), fetcher, chain_id, batch_blocks=batch_blocks)
+            indexer = Indexer(
+                db, Calls(client), fetcher, chain_id, batch_blocks=batch_blocks, traces=traces
+            )
             await indexer.sync(until)
         await fetcher.aclose()
         return indexer
 
     return asyncio.run(go())
+
+
+ANVIL_DIR = Path(__file__).resolve().parents[2] / ".bench"
+ANVIL_PACKAGE = "@foundry-rs/anvil-linux-amd64"
+
+
+def anvil_binary() -> Path:
+    """anvil from npm (a node no one here wrote), installed under .bench/ on first use."""
+    binary = ANVIL_DIR / "node_modules" / ANVIL_PACKAGE / "bin" / "anvil"
+    if not binary.exists():
+        ANVIL_DIR.mkdir(exist_ok=True)
+        subprocess.run(
+            ["npm", "install", "--silent", "--no-audit", "--no-fund", ANVIL_PACKAGE],
+            cwd=ANVIL_DIR,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+    return binary
+
+
+@contextlib.contextmanager
+def serve_anvil(*args: str) -> Iterator[str]:
+    """anvil on a free loopback port; yields its JSON-RPC URL."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    cmd = [str(anvil_binary()), "--port", str(port), "--host", "127.0.0.1", "--silent", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                body = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}
+                if httpx.post(url, json=body, timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("anvil did not start")
+            time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()

@@ -181,3 +181,42 @@ def test_data_uris_plain_and_base64() -> None:
     body = b'{"name":"x"}'
     assert _data_uri("data:application/json;base64," + base64.b64encode(body).decode()) == body
     assert _data_uri("data:application/json,%7B%22name%22%3A%22x%22%7D") == body
+
+
+def test_parity_traces_nest_by_trace_address() -> None:
+    from snowfield.indexer.extract.parity import frames_by_tx
+
+    def call(position: int, address: list[int], **action: object) -> dict[str, object]:
+        return {"type": "call", "transactionPosition": position, "traceAddress": address,
+                "action": {"callType": "call", "from": A, "to": B, "value": "0x0", **action},
+                "result": {"gasUsed": "0x5"}}  # fmt: skip
+
+    traces = [
+        call(0, []),
+        call(0, [0], callType="delegatecall"),
+        {**call(0, [1]), "error": "Reverted"},
+        {
+            "type": "create",
+            "transactionPosition": 0,
+            "traceAddress": [1, 0],
+            "action": {"from": B, "value": "0x1", "gas": "0x9", "creationMethod": "create2"},
+            "result": {"address": TOKEN, "gasUsed": "0x2"},
+        },
+        {
+            "type": "suicide",
+            "transactionPosition": 1,
+            "traceAddress": [0],
+            "action": {"address": B, "refundAddress": A, "balance": "0x7"},
+        },
+        call(1, []),
+        {"type": "reward", "action": {}},
+    ]
+    roots = frames_by_tx(traces, 2)
+    rows = internal_rows(1, [tx(0), tx(1)], roots)
+    assert [(r.tx_index, r.call_type, r.reverted, r.value) for r in rows] == [
+        (0, "DELEGATECALL", False, 0),
+        (0, "CALL", True, 0),
+        (0, "CREATE2", True, 1),
+        (1, "UNKNOWN", False, 7),
+    ]
+    assert rows[2].to_addr == TOKEN and rows[2].gas_limit == 9 and rows[2].gas_used == 2

@@ -75,10 +75,11 @@ class Indexer:
         chain_id: int,
         *,
         batch_blocks: int = 100,
+        traces: str = "auto",
     ) -> None:
         self.db = db
         self.calls = calls
-        self.source = NodeSource(calls)
+        self.source = NodeSource(calls, traces)
         self.fetcher = fetcher
         self.chain_id = chain_id
         self.batch_blocks = batch_blocks

@@ -12,6 +12,7 @@ from typing import Any
 from snowfield.errors import Unavailable
 from snowfield.indexer.calls import Calls
 from snowfield.indexer.extract.hexnum import qty
+from snowfield.indexer.extract.parity import frames_by_tx
 from snowfield.rpc.client import RpcError
 
 log = logging.getLogger("snowfield.indexer")
@@ -30,11 +31,16 @@ class RawBlock:
         return qty(self.block["number"])
 
 
+TRACE_APIS = ("auto", "parity", "debug", "none")
+
+
 class NodeSource:
-    def __init__(self, calls: Calls) -> None:
+    def __init__(self, calls: Calls, traces: str = "auto") -> None:
         self.calls = calls
         self.block_receipts = True
-        self.traces = True
+        # Parity's trace_block is preferred where served: nodes record it while executing,
+        # while callTracer re-executes the block (on anvil ~20x slower).
+        self.trace_api: str | None = None if traces == "none" else traces
 
     async def chain_id(self) -> int:
         return qty(await self.calls.client.call("eth_chainId"))
@@ -55,10 +61,11 @@ class NodeSource:
             calls.append(("eth_getBlockByNumber", (hex(n), True)))
             if self.block_receipts:
                 calls.append(("eth_getBlockReceipts", (hex(n),)))
-            if self.traces:
-                calls.append(("debug_traceBlockByNumber", (hex(n), CALL_TRACER)))
+            if self.trace_api is not None:
+                calls.append(self._trace_call(n))
+        api, with_receipts = self.trace_api, self.block_receipts
+        per = 1 + with_receipts + (api is not None)
         results = await self.calls.many(calls)
-        per = 1 + self.block_receipts + self.traces
         out = []
         for i in range(len(numbers)):
             block, *rest = results[i * per : i * per + per]
@@ -66,12 +73,19 @@ class NodeSource:
                 raise Unavailable(f"eth_getBlockByNumber failed: {block.message}")
             if block is None:
                 break
-            receipts = rest.pop(0) if self.block_receipts else None
-            traces = rest.pop(0) if self.traces else None
-            out.append(await self._complete(block, receipts, traces))
+            receipts = rest.pop(0) if with_receipts else None
+            traces = rest.pop(0) if api is not None else None
+            out.append(await self._complete(block, receipts, traces, api))
         return out
 
-    async def _complete(self, block: dict[str, Any], receipts: Any, traces: Any) -> RawBlock:
+    def _trace_call(self, number: int) -> tuple[str, Sequence[Any]]:
+        if self.trace_api in ("auto", "parity"):
+            return ("trace_block", (hex(number),))
+        return ("debug_traceBlockByNumber", (hex(number), CALL_TRACER))
+
+    async def _complete(
+        self, block: dict[str, Any], receipts: Any, traces: Any, api: str | None
+    ) -> RawBlock:
         txs = block.get("transactions") or []
         if isinstance(receipts, RpcError) and receipts.code == METHOD_NOT_FOUND:
             log.warning("node has no eth_getBlockReceipts; fetching receipts per transaction")
@@ -79,18 +93,7 @@ class NodeSource:
             receipts = None
         if receipts is None or isinstance(receipts, RpcError):
             receipts = await self._receipts(txs)
-        if isinstance(traces, RpcError):
-            if traces.code == METHOD_NOT_FOUND or "not supported" in traces.message.lower():
-                log.warning(
-                    "node serves no callTracer traces (%s): internal transactions "
-                    "and factory-created contracts are skipped",
-                    traces.message,
-                )
-                self.traces = False
-                traces = None
-            else:
-                raise Unavailable(f"debug_traceBlockByNumber failed: {traces.message}")
-        frames = None if traces is None else [t.get("result") or {} for t in traces]
+        frames = await self._frames(block, traces, api)
         if frames is not None and len(frames) != len(txs):
             raise Unavailable("trace count does not match the block's transactions")
         if len(receipts) != len(txs):
@@ -105,3 +108,41 @@ class NodeSource:
             if isinstance(r, RpcError) or r is None:
                 raise Unavailable("a receipt of the block is missing")
         return list(results)
+
+    async def _frames(
+        self, block: dict[str, Any], traces: Any, api: str | None
+    ) -> list[dict[str, Any]] | None:
+        """The block's callTracer frames; `api` is the trace API `traces` came from. Switches
+        API (auto → debug) or stops tracing (with one warning) when the node lacks one."""
+        if api is None:
+            return None
+        if isinstance(traces, RpcError) and _unsupported(traces):
+            if api == "auto":
+                if self.trace_api == "auto":
+                    log.info("no trace_block (%s); using callTracer traces", traces.message)
+                    self.trace_api = "debug"
+                return await self._frames(block, await self._refetch(block), self.trace_api)
+            if self.trace_api == api:
+                log.warning(
+                    "node serves no %s traces (%s): internal transactions and contracts"
+                    " created by contracts are skipped",
+                    api,
+                    traces.message,
+                )
+                self.trace_api = None
+            return None
+        if isinstance(traces, RpcError):
+            raise Unavailable(f"tracing block {block.get('number')} failed: {traces.message}")
+        if api in ("auto", "parity"):
+            self.trace_api = "parity"
+            return frames_by_tx(traces or [], len(block.get("transactions") or []))
+        return [t.get("result") or {} for t in traces or []]
+
+    async def _refetch(self, block: dict[str, Any]) -> Any:
+        (result,) = await self.calls.many([self._trace_call(qty(block["number"]))])
+        return result
+
+
+def _unsupported(error: RpcError) -> bool:
+    text = error.message.lower()
+    return error.code == METHOD_NOT_FOUND or "not supported" in text or "unsupported" in text
