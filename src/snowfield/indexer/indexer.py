@@ -18,6 +18,7 @@ from snowfield.indexer.extract.blocks import block_row, tx_rows
 from snowfield.indexer.extract.traces import contract_rows, internal_rows
 from snowfield.indexer.extract.transfers import transfer_rows
 from snowfield.indexer.nfts import nft_rows
+from snowfield.indexer.rollups import compute as compute_rollups
 from snowfield.indexer.source import NodeSource, RawBlock
 from snowfield.indexer.tokens import detect
 from snowfield.rpc.client import DocumentFetcher
@@ -76,6 +77,7 @@ class Indexer:
         *,
         batch_blocks: int = 100,
         traces: str = "auto",
+        rollups: bool = True,
     ) -> None:
         self.db = db
         self.calls = calls
@@ -83,6 +85,8 @@ class Indexer:
         self.fetcher = fetcher
         self.chain_id = chain_id
         self.batch_blocks = batch_blocks
+        # Metrics rollups move with the rows; off only to measure what they cost (bench).
+        self.rollups = compute_rollups if rollups else None
         self.balances = BalanceTracker(db, calls, chain_id)
         self.stats = Stats()
 
@@ -119,6 +123,7 @@ class Indexer:
                 batch.bundles,
                 batch.tokens,
                 batch.nfts,
+                rollups=self.rollups,
             )
             self._count(batch)
             if progress is not None:
@@ -172,7 +177,7 @@ class Indexer:
 
     async def _unwind(self, height: int) -> None:
         log.warning("chain %s reorganised: unwinding from block %d", self.chain_id, height)
-        await asyncio.to_thread(writes.unwind, self.db, self.chain_id, height)
+        await asyncio.to_thread(writes.unwind, self.db, self.chain_id, height, rollups=self.rollups)
         self.stats.unwinds += 1
 
     async def _enrich(self, raws: Sequence[RawBlock]) -> Batch:

@@ -183,4 +183,60 @@ TABLES: tuple[str, ...] = (
         revoked BIGINT,
         chains TEXT,
         rate_per_minute BIGINT)""",
+    # Metrics rollups (docs/metrics.md): one row per chain, interval (`span`) and bucket start. Sums
+    # that can exceed 64 bits are decimal TEXT; max TPS/GPS are kept as exact fractions.
+    """CREATE TABLE IF NOT EXISTS rollups (
+        chain_id BIGINT NOT NULL,
+        span TEXT NOT NULL,
+        bucket BIGINT NOT NULL,
+        blocks BIGINT NOT NULL,
+        txs BIGINT NOT NULL,
+        gas_used TEXT NOT NULL,
+        block_gas TEXT NOT NULL,
+        contracts BIGINT NOT NULL,
+        fees TEXT NOT NULL,
+        price_sum TEXT NOT NULL,
+        price_max TEXT NOT NULL,
+        tps_num BIGINT NOT NULL,
+        tps_den BIGINT NOT NULL,
+        gps_num TEXT NOT NULL,
+        gps_den BIGINT NOT NULL,
+        first_ts BIGINT NOT NULL,
+        last_ts BIGINT NOT NULL,
+        prev_ts BIGINT,
+        addresses BIGINT NOT NULL,
+        senders BIGINT NOT NULL,
+        deployers BIGINT NOT NULL,
+        new_addresses BIGINT NOT NULL,
+        new_deployers BIGINT NOT NULL,
+        PRIMARY KEY (chain_id, span, bucket))""",
+    # Who was active in a bucket (kind: address | sender | deployer), for distinct counts
+    # that grow incrementally and for unions across chains.
+    """CREATE TABLE IF NOT EXISTS rollup_members (
+        chain_id BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        span TEXT NOT NULL,
+        bucket BIGINT NOT NULL,
+        member TEXT NOT NULL,
+        PRIMARY KEY (chain_id, kind, span, bucket, member))""",
+    # The day each address (or deployer) was first seen on a chain: cumulative counts.
+    """CREATE TABLE IF NOT EXISTS rollup_first_seen (
+        chain_id BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        member TEXT NOT NULL,
+        day BIGINT NOT NULL,
+        PRIMARY KEY (chain_id, kind, member))""",
+    # When the rollups of a chain last changed (lastRun) and a counter that moves with every
+    # change, so that readers can tell whether several statements saw one state.
+    """CREATE TABLE IF NOT EXISTS rollup_runs (
+        chain_id BIGINT PRIMARY KEY,
+        last_run BIGINT NOT NULL,
+        version BIGINT NOT NULL)""",
+    # Page tokens of the metrics service: a random UUID names a cursor for 24 hours.
+    """CREATE TABLE IF NOT EXISTS metric_page_tokens (
+        token TEXT PRIMARY KEY,
+        created BIGINT NOT NULL,
+        scope TEXT NOT NULL,
+        cursor BIGINT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS metric_page_tokens_by_age ON metric_page_tokens (created)",
 )

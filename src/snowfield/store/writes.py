@@ -4,12 +4,15 @@ so replaying a batch after a crash gives exactly the same rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import orjson
 
+from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
+from snowfield.store.rollups import Rollups
 from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
 
 # Table -> column holding the block height, for unwinds.
@@ -116,11 +119,17 @@ def write_batch(
     bundles: Sequence[BlockBundle],
     tokens: Sequence[TokenRow] = (),
     nfts: Sequence[NftRow] = (),
+    *,
+    rollups: Rollups | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> None:
-    """Writes consecutive blocks and moves the checkpoint to the last, atomically."""
+    """Writes consecutive blocks and moves the checkpoint to the last, atomically; with
+    `rollups` (the indexer's rollup math) the metrics rollups move in the same transaction."""
     if not bundles:
         return
     with db.transaction() as w:
+        if rollups is not None:
+            rollup_tables.add_batch(w, chain_id, bundles, rollups, int(clock()))
         _insert_rows(w, bundles)
         _insert_balances(w, [b for bundle in bundles for b in bundle.balances])
         _insert_tokens(w, tokens)
@@ -332,9 +341,19 @@ def _move_owners(w: Writer, chain_id: int, transfers: Sequence[TransferRow]) -> 
     )
 
 
-def unwind(db: Database, chain_id: int, height: int) -> None:
-    """Removes every row of blocks >= height (a reorg) and moves the checkpoint below it."""
+def unwind(
+    db: Database,
+    chain_id: int,
+    height: int,
+    *,
+    rollups: Rollups | None = None,
+    clock: Callable[[], float] = time.time,
+) -> None:
+    """Removes every row of blocks >= height (a reorg) and moves the checkpoint below it.
+    Rollup buckets from the first removed block's on are dropped; with `rollups` they are
+    rebuilt from the blocks that remain, in the same transaction."""
     with db.transaction() as w:
+        since = rollup_tables.forget_from(w, chain_id, height)
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)
@@ -352,6 +371,8 @@ def unwind(db: Database, chain_id: int, height: int) -> None:
             )
         else:
             w.execute("DELETE FROM checkpoints WHERE chain_id = ?", (chain_id,))
+        if since is not None and rollups is not None:
+            rollup_tables.rebuild(w, chain_id, since, rollups, int(clock()))
 
 
 def _recompute_owners(w: Writer, chain_id: int, height: int) -> None:
