@@ -35,3 +35,9 @@ def test_general_root_with_prefix_keys(mapping: dict[bytes, bytes]) -> None:
 
 def test_empty() -> None:
     assert ordered_root([]) == EMPTY_ROOT == reference({})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(min_size=1, max_size=200))
+def test_single_item(item: bytes) -> None:
+    assert ordered_root([item]) == reference({rlp.encode(0): item})

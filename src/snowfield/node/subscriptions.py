@@ -75,6 +75,8 @@ class SubscriptionHub:
         conn.subscriptions.clear()
 
     def publish_block(self, block: Block) -> None:
+        if not self._subs:
+            return
         head: dict[str, Any] | None = None
         for sub in list(self._subs.values()):
             if sub.kind == "newHeads":
@@ -85,6 +87,8 @@ class SubscriptionHub:
                     _notify(sub, log_json(log, block, block.txs[tx_index], tx_index, log_index))
 
     def publish_pending(self, tx: Tx) -> None:
+        if not self._subs:
+            return
         for sub in list(self._subs.values()):
             if sub.kind == "newPendingTransactions":
                 _notify(sub, tx_json(tx) if sub.full_txs else "0x" + tx.hash.hex())

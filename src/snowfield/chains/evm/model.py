@@ -10,7 +10,7 @@ import rlp
 
 from snowfield.crypto.hashing import keccak
 from snowfield.formats.rlp import encode as rlp_encode
-from snowfield.formats.rlp import encode_bytes, encode_list_of_encoded
+from snowfield.formats.rlp import encode_bytes, encode_int, encode_list_of_encoded
 
 EMPTY_UNCLE_HASH = keccak(rlp.encode([]))
 EMPTY_EXT_DATA_HASH = keccak(rlp.encode(b""))
@@ -86,8 +86,15 @@ class Receipt:
 
     def encode(self) -> bytes:
         """Consensus encoding, as committed to by the receipts root."""
-        logs = [[log.address, list(log.topics), log.data] for log in self.logs]
-        body = rlp_encode([self.status, self.cumulative_gas, self.bloom, logs])
+        logs = [rlp_encode([log.address, list(log.topics), log.data]) for log in self.logs]
+        body = encode_list_of_encoded(
+            [
+                encode_int(self.status),
+                encode_int(self.cumulative_gas),
+                encode_bytes(self.bloom),
+                encode_list_of_encoded(logs),
+            ]
+        )
         return body if self.type == 0 else bytes([self.type]) + body
 
 
@@ -145,7 +152,34 @@ class Header:
         ]
 
     def encode(self) -> bytes:
-        return rlp_encode(self.fields())
+        # Field by field with the right encoder: the generic one costs 2x on 22 fields.
+        b, i = encode_bytes, encode_int
+        return encode_list_of_encoded(
+            [
+                b(self.parent_hash),
+                b(self.uncle_hash),
+                b(self.coinbase),
+                b(self.state_root),
+                b(self.tx_root),
+                b(self.receipt_root),
+                b(self.bloom),
+                i(self.difficulty),
+                i(self.number),
+                i(self.gas_limit),
+                i(self.gas_used),
+                i(self.timestamp),
+                b(self.extra_data),
+                b(self.mix_hash),
+                b(self.nonce),
+                b(self.ext_data_hash),
+                i(self.base_fee),
+                i(self.ext_data_gas_used),
+                i(self.block_gas_cost),
+                i(self.blob_gas_used),
+                i(self.excess_blob_gas),
+                b(self.parent_beacon_root),
+            ]
+        )
 
     def compute_hash(self) -> bytes:
         return keccak(self.encode())

@@ -10,15 +10,18 @@ from typing import Any
 
 from snowfield.chains.evm.execution.fasttrie import hex_prefix, nibbles
 from snowfield.crypto.hashing import keccak
-from snowfield.formats.rlp import encode, encode_int
+from snowfield.formats.rlp import encode, encode_bytes, encode_int, encode_list_of_encoded
 
 EMPTY_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
+_FIRST_LEAF_PATH = encode_bytes(hex_prefix(nibbles(encode_int(0)), leaf=True))
 
 
 def ordered_root(items: Sequence[bytes]) -> bytes:
     """Root of the trie mapping rlp(index) to each item, as block headers commit to."""
     if not items:
         return EMPTY_ROOT
+    if len(items) == 1:  # an automined block: one leaf holding the whole key rlp(0)
+        return keccak(encode_list_of_encoded([_FIRST_LEAF_PATH, encode_bytes(items[0])]))
     pairs = sorted((nibbles(encode_int(i)), item) for i, item in enumerate(items))
     return keccak(encode(_node(pairs, 0)))
 
