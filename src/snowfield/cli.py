@@ -330,10 +330,13 @@ def serve(
     redis: Annotated[str | None, _opt("redis", "serve")] = None,
     rate_anonymous: Annotated[int, _opt("rate-anonymous", "serve", min=1)] = 6000,
     rate_keyed: Annotated[int, _opt("rate-keyed", "serve", min=1)] = 8000,
+    metrics_api_port: Annotated[int, _opt("metrics-api-port", "serve", min=1, max=65535)] = 8081,
+    metrics_rate: Annotated[int, _opt("metrics-rate", "serve", min=1)] = 6000,
     log_level: Annotated[str, _opt("log-level", "serve")] = "info",
     log_format: Annotated[str, _opt("log-format", "serve")] = "text",
 ) -> None:
-    """Serve the data API over an indexed database (OpenAPI at /openapi.json)."""
+    """Serve the data API and the metrics API over an indexed database (OpenAPI of each at
+    /openapi.json)."""
     from snowfield.config import ServeSettings
 
     settings = ServeSettings(
@@ -343,6 +346,8 @@ def serve(
         redis=redis,
         rate_anonymous=rate_anonymous,
         rate_keyed=rate_keyed,
+        metrics_api_port=metrics_api_port,
+        metrics_rate=metrics_rate,
         log_level=log_level,
         log_format=log_format,
     )
@@ -360,11 +365,9 @@ async def _run_serve(settings: Any) -> None:
     from snowfield.api.gate import RatePolicy
     from snowfield.api.ratelimit import Limiter, MemoryLimiter, RedisLimiter
     from snowfield.store.database import Database
-    from snowfield.store.query_indexes import add_query_indexes
 
     db = Database(settings.db)
     await asyncio.to_thread(db.migrate)
-    await asyncio.to_thread(add_query_indexes, db)
     limiter: Limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
     policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
     server = uvicorn.Server(
@@ -378,10 +381,42 @@ async def _run_serve(settings: Any) -> None:
     )
     base = f"http://{settings.host}:{settings.port}"
     console.print(f"Data API:  {base}/v1/chains   OpenAPI: {base}/openapi.json", soft_wrap=True)
+    metrics = _metrics_server(db, settings)
     try:
-        await server.serve()
+        await _serve_together(server, metrics)
     finally:
         db.close()
+
+
+def _metrics_server(db: Any, settings: Any) -> uvicorn.Server:
+    from snowfield.api.metrics import create_metrics_app
+    from snowfield.api.ratelimit import Limiter, MemoryLimiter, RedisLimiter
+
+    # Its own limiter: each app closes its limiter when it stops.
+    limiter: Limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
+    app = create_metrics_app(db, limiter=limiter, rate_per_minute=settings.metrics_rate)
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.metrics_api_port,
+        log_level="warning",
+        lifespan="on",
+    )
+    base = f"http://{settings.host}:{settings.metrics_api_port}"
+    console.print(
+        f"Metrics:   {base}/v2/chains/total/metrics/txCount   OpenAPI: {base}/openapi.json",
+        soft_wrap=True,
+    )
+    return uvicorn.Server(config)
+
+
+async def _serve_together(*servers: uvicorn.Server) -> None:
+    """Runs the servers until one stops (a signal reaches one of them), then stops the rest."""
+    tasks = [asyncio.create_task(s.serve()) for s in servers]
+    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    for server in servers:
+        server.should_exit = True
+    await asyncio.gather(*tasks)
 
 
 keys_app = typer.Typer(no_args_is_help=True, help="API keys of the data service.")

@@ -23,7 +23,6 @@ from snowfield.api.gate import RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.store.database import Database
-from snowfield.store.query_indexes import add_query_indexes
 from snowfield.store.rows import (
     BalanceRow,
     BlockBundle,
@@ -205,7 +204,6 @@ def _url(kind: str, tmp: Path) -> str:
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     """A migrated empty database: SQLite always, PostgreSQL too when SNOWFIELD_TEST_PG is set."""
     with open_database(_url(request.param, tmp_path)) as opened:
-        add_query_indexes(opened)
         yield opened
 
 
@@ -215,7 +213,6 @@ def filled(
 ) -> Iterator[Database]:
     """A database with both chains and 12 blocks of the builder's pattern (read-only tests)."""
     with open_database(_url(request.param, tmp_path_factory.mktemp("db"))) as opened:
-        add_query_indexes(opened)
         add_chains(opened)
         ChainBuilder(opened).add(12)
         yield opened

@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 
 from snowfield.cli import app
 from snowfield.store.database import Database
-from snowfield.store.query_indexes import add_query_indexes
 from snowfield.testing import free_port
 from tests.api.conftest import CHAIN, TOKEN, ChainBuilder, add_chains, api_client, assert_error
 
@@ -24,7 +23,6 @@ runner = CliRunner()
 def _filled(path: Path) -> str:
     db = Database(str(path))
     db.migrate()
-    add_query_indexes(db)
     add_chains(db)
     ChainBuilder(db).add(3)
     db.close()

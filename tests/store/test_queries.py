@@ -16,7 +16,6 @@ from snowfield.store import curation, queries
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key, list_keys, lookup_key, revoke_key
 from snowfield.store.pagination import PageTokens, page_of
-from snowfield.store.query_indexes import add_query_indexes
 from snowfield.testing import PG_ENV, database_urls, open_database
 from tests.api.conftest import (
     ALICE,
@@ -39,7 +38,6 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
         pytest.skip(f"PostgreSQL runs only when {PG_ENV} is set")
     urls = database_urls(tmp_path)
     with open_database(urls[0] if request.param == "sqlite" else urls[1]) as opened:
-        add_query_indexes(opened)
         add_chains(opened)
         ChainBuilder(opened).add(10)
         yield opened

@@ -89,10 +89,14 @@ TABLES: tuple[str, ...] = (
         token_id TEXT,
         value TEXT NOT NULL,
         PRIMARY KEY (chain_id, block_number, log_index, batch_index))""",
-    """CREATE INDEX IF NOT EXISTS transfers_by_from
-        ON transfers (chain_id, from_addr, erc_type, block_number, log_index)""",
-    """CREATE INDEX IF NOT EXISTS transfers_by_to
-        ON transfers (chain_id, to_addr, erc_type, block_number, log_index)""",
+    # Keyset listings (operations 6 and 7) read these in (block, log, batch) order.
+    """CREATE INDEX IF NOT EXISTS transfers_by_from_key
+        ON transfers (chain_id, from_addr, erc_type, block_number, log_index, batch_index)""",
+    """CREATE INDEX IF NOT EXISTS transfers_by_to_key
+        ON transfers (chain_id, to_addr, erc_type, block_number, log_index, batch_index)""",
+    # Superseded by the two above (same prefix, without batch_index).
+    "DROP INDEX IF EXISTS transfers_by_from",
+    "DROP INDEX IF EXISTS transfers_by_to",
     """CREATE INDEX IF NOT EXISTS transfers_by_token_id
         ON transfers (chain_id, token, token_id, block_number)""",
     # Nested call frames of callTracer traces (the top-level call is the transaction itself).
@@ -128,10 +132,13 @@ TABLES: tuple[str, ...] = (
         factory TEXT,
         creation TEXT NOT NULL,
         PRIMARY KEY (chain_id, address))""",
-    """CREATE INDEX IF NOT EXISTS contracts_by_deployer
-        ON contracts (chain_id, deployer, block_number, tx_index)""",
-    """CREATE INDEX IF NOT EXISTS contracts_by_factory
-        ON contracts (chain_id, factory, block_number, tx_index)""",
+    # Operation 10's keyset: (block, tx index, address).
+    """CREATE INDEX IF NOT EXISTS contracts_by_deployer_key
+        ON contracts (chain_id, deployer, block_number, tx_index, address)""",
+    """CREATE INDEX IF NOT EXISTS contracts_by_factory_key
+        ON contracts (chain_id, factory, block_number, tx_index, address)""",
+    "DROP INDEX IF EXISTS contracts_by_deployer",
+    "DROP INDEX IF EXISTS contracts_by_factory",
     "CREATE INDEX IF NOT EXISTS contracts_by_block ON contracts (chain_id, block_number)",
     # ERC type and token metadata of contracts, from eth_call at first sight.
     """CREATE TABLE IF NOT EXISTS tokens (
