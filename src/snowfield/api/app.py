@@ -20,6 +20,7 @@ from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import Operation, Services, endpoint
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.responses import JsonResponse
+from snowfield.api.telemetry import Telemetry
 from snowfield.errors import Unavailable
 from snowfield.store.database import Database
 from snowfield.store.pagination import PageTokens
@@ -64,6 +65,12 @@ def create_data_app(
                 return units
         return _UNMATCHED_WEIGHT
 
+    def route_of(scope: Scope) -> str:
+        for route, _ in weighted:
+            if route.matches(scope)[0] is Match.FULL:
+                return route.path
+        return "/openapi.json" if scope["path"] == "/openapi.json" else "(unmatched)"
+
     chosen = limiter if limiter is not None else MemoryLimiter()
 
     @contextlib.asynccontextmanager
@@ -76,4 +83,5 @@ def create_data_app(
         exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
     )
-    return Gate(app, db=db, limiter=chosen, policy=policy or RatePolicy(), weight=weight)
+    gated = Gate(app, db=db, limiter=chosen, policy=policy or RatePolicy(), weight=weight)
+    return Telemetry(gated, service="data", route_of=route_of)

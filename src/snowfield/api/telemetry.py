@@ -1,0 +1,82 @@
+"""Prometheus metrics of an API app: requests by route and status, and a latency histogram,
+served at GET /metrics in front of the rate limiter (operators scrape it freely)."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+class Telemetry:
+    def __init__(self, app: ASGIApp, *, service: str, route_of: Callable[[Scope], str]) -> None:
+        self.app = app
+        self.prefix = f"snowfield_{service}_api"
+        self.route_of = route_of
+        self.requests: dict[tuple[str, str, int], int] = defaultdict(int)
+        self.latency: dict[str, list[int]] = defaultdict(lambda: [0] * (len(BUCKETS) + 1))
+        self.latency_sum: dict[str, float] = defaultdict(float)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] == "/metrics" and scope["method"] in ("GET", "HEAD"):
+            await self._serve(send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def recording_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, recording_send)
+        finally:
+            self._record(self.route_of(scope), scope["method"], status, started)
+
+    def _record(self, route: str, method: str, status: int, started: float) -> None:
+        elapsed = time.perf_counter() - started
+        self.requests[(route, method, status)] += 1
+        counts = self.latency[route]
+        for i, bound in enumerate(BUCKETS):
+            if elapsed <= bound:
+                counts[i] += 1
+        counts[-1] += 1
+        self.latency_sum[route] += elapsed
+
+    def render(self) -> str:
+        name = f"{self.prefix}_requests_total"
+        lines = [f"# HELP {name} Requests answered, by route, method and status.",
+                 f"# TYPE {name} counter"]  # fmt: skip
+        for (route, method, status), n in sorted(self.requests.items()):
+            lines.append(f'{name}{{route="{route}",method="{method}",status="{status}"}} {n}')
+        hist = f"{self.prefix}_request_seconds"
+        lines += [f"# HELP {hist} Time to answer a request, by route.", f"# TYPE {hist} histogram"]
+        for route, counts in sorted(self.latency.items()):
+            for bound, n in zip((*map(str, BUCKETS), "+Inf"), counts, strict=True):
+                lines.append(f'{hist}_bucket{{route="{route}",le="{bound}"}} {n}')
+            lines.append(f'{hist}_sum{{route="{route}"}} {self.latency_sum[route]:.6f}')
+            lines.append(f'{hist}_count{{route="{route}"}} {counts[-1]}')
+        return "\n".join(lines) + "\n"
+
+    async def _serve(self, send: Send) -> None:
+        body = self.render().encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/plain; version=0.0.4; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
