@@ -167,6 +167,18 @@ SETTINGS: tuple[Setting, ...] = (
         "serve",
     ),
     Setting(
+        "metrics-api-port",
+        8081,
+        "Port of the metrics API (operations 17-18), served beside the data API on --host.",
+        "serve",
+    ),
+    Setting(
+        "metrics-rate",
+        6000,
+        "Requests per minute for each client IP on the metrics API.",
+        "serve",
+    ),
+    Setting(
         "log-level", "info", "Log level: debug, info, warn, error.", "serve", "SNOWFIELD_LOG_LEVEL"
     ),
     Setting(
@@ -246,6 +258,8 @@ class ServeSettings:
     redis: str | None = None
     rate_anonymous: int = 6000
     rate_keyed: int = 8000
+    metrics_api_port: int = 8081
+    metrics_rate: int = 6000
     log_level: str = "info"
     log_format: str = "text"
 

@@ -81,20 +81,31 @@ def _timestamp(w: Writer, chain_id: int, number: int) -> int | None:
 
 def apply(w: Writer, chain_id: int, deltas: Iterable[BucketDelta], now: int) -> None:
     """Adds each delta to its bucket row and member sets, oldest bucket first (so that a
-    member's first day is the earliest); records the run."""
-    for delta in sorted(deltas, key=lambda d: (d.bucket, INTERVALS.index(d.span))):
-        row = _load(w, chain_id, delta.span, delta.bucket)
-        existed = row is not None
-        row = _merge(row, delta)
+    member's first day is the earliest); records the run. A handful of statements per call,
+    whatever the number of buckets: rows and members are read and written in bulk."""
+    ordered = sorted(deltas, key=lambda d: (d.bucket, INTERVALS.index(d.span)))
+    rows = _load(w, chain_id, ordered)
+    firsts = _FirstSeen(w, chain_id, [d for d in ordered if d.span == "day"])
+    members: list[tuple[Any, ...]] = []
+    for delta in ordered:
+        key = (delta.span, delta.bucket)
+        existed = key in rows
+        row = rows[key] = _merge(rows.get(key), delta)
         for kind, attr in KINDS:
-            members = getattr(delta, attr)
-            fresh = _new_members(w, chain_id, kind, delta, members) if existed else set(members)
-            _insert_members(w, chain_id, kind, delta, fresh)
+            fresh: set[str] = getattr(delta, attr)
+            if existed:  # only a bucket that began in an earlier batch can know them
+                fresh = _new_members(w, chain_id, kind, delta, fresh)
+            members += [(chain_id, kind, delta.span, delta.bucket, m) for m in fresh]
             row[attr] += len(fresh)
         if delta.span == "day":
             for kind, attr, counter in FIRST_SEEN:
-                row[counter] += _first_seen(w, chain_id, kind, delta.bucket, getattr(delta, attr))
-        _save(w, chain_id, delta.span, delta.bucket, row)
+                row[counter] += firsts.add(kind, delta.bucket, getattr(delta, attr))
+    w.executemany(
+        "INSERT INTO rollup_members (chain_id, kind, span, bucket, member) VALUES (?, ?, ?, ?, ?)",
+        members,
+    )
+    firsts.write()
+    _save(w, chain_id, rows, {(d.span, d.bucket) for d in ordered})
     w.execute(
         "INSERT INTO rollup_runs (chain_id, last_run, version) VALUES (?, ?, 1)"
         " ON CONFLICT (chain_id) DO UPDATE SET last_run = excluded.last_run,"
@@ -103,14 +114,22 @@ def apply(w: Writer, chain_id: int, deltas: Iterable[BucketDelta], now: int) -> 
     )
 
 
-def _load(w: Writer, chain_id: int, span: str, bucket: int) -> Row | None:
-    rows = w.query(
-        f"SELECT {', '.join(COLUMNS)} FROM rollups WHERE chain_id = ? AND span = ? AND bucket = ?",
-        (chain_id, span, bucket),
-    )
-    if not rows:
-        return None
-    return {c: (None if v is None else int(v)) for c, v in zip(COLUMNS, rows[0], strict=True)}
+def _load(w: Writer, chain_id: int, deltas: Sequence[BucketDelta]) -> dict[tuple[str, int], Row]:
+    """The stored rows of the deltas' buckets, one query per interval."""
+    out: dict[tuple[str, int], Row] = {}
+    for span in INTERVALS:
+        buckets = sorted({d.bucket for d in deltas if d.span == span})
+        for i in range(0, len(buckets), _CHUNK):
+            part = buckets[i : i + _CHUNK]
+            for r in w.query(
+                f"SELECT bucket, {', '.join(COLUMNS)} FROM rollups WHERE chain_id = ?"
+                f" AND span = ? AND bucket IN ({', '.join('?' * len(part))})",
+                (chain_id, span, *part),
+            ):
+                out[(span, int(r[0]))] = {
+                    c: None if v is None else int(v) for c, v in zip(COLUMNS, r[1:], strict=True)
+                }
+    return out
 
 
 def faster(a: Rate, b: Rate) -> Rate:
@@ -131,15 +150,21 @@ def _merge(row: Row | None, d: BucketDelta) -> Row:
     return row
 
 
-def _save(w: Writer, chain_id: int, span: str, bucket: int, row: Row) -> None:
-    values = [str(row[c]) if c in TEXT_COLUMNS else row[c] for c in COLUMNS]
+def _save(
+    w: Writer, chain_id: int, rows: dict[tuple[str, int], Row], keys: set[tuple[str, int]]
+) -> None:
     updates = ", ".join(f"{c} = excluded.{c}" for c in COLUMNS)
-    w.execute(
+    w.executemany(
         f"INSERT INTO rollups (chain_id, span, bucket, {', '.join(COLUMNS)})"
         f" VALUES ({', '.join('?' * (len(COLUMNS) + 3))})"
         f" ON CONFLICT (chain_id, span, bucket) DO UPDATE SET {updates}",
-        (chain_id, span, bucket, *values),
-    )
+        [
+            (chain_id, span, bucket,
+             *(str(rows[(span, bucket)][c]) if c in TEXT_COLUMNS else rows[(span, bucket)][c]
+               for c in COLUMNS))
+            for span, bucket in sorted(keys)
+        ],
+    )  # fmt: skip
 
 
 def _present(w: Writer, sql: str, head: tuple[Any, ...], members: set[str]) -> set[str]:
@@ -168,29 +193,36 @@ def _new_members(
     return members - known
 
 
-def _insert_members(w: Writer, chain_id: int, kind: str, d: BucketDelta, members: set[str]) -> None:
-    w.executemany(
-        "INSERT INTO rollup_members (chain_id, kind, span, bucket, member) VALUES (?, ?, ?, ?, ?)",
-        [(chain_id, kind, d.span, d.bucket, m) for m in sorted(members)],
-    )
+class _FirstSeen:
+    """First sightings per chain of the batch's day members: one lookup per kind for the whole
+    batch, then days in order (a member new on two days of the batch counts on the first)."""
 
+    def __init__(self, w: Writer, chain_id: int, days: Sequence[BucketDelta]) -> None:
+        self.w = w
+        self.chain_id = chain_id
+        self.known: dict[str, set[str]] = {}
+        self.new: list[tuple[Any, ...]] = []
+        for kind, attr, _ in FIRST_SEEN:
+            wanted: set[str] = set().union(*(getattr(d, attr) for d in days))
+            self.known[kind] = _present(
+                w,
+                "SELECT member FROM rollup_first_seen WHERE chain_id = ? AND kind = ?"
+                " AND member IN",
+                (chain_id, kind),
+                wanted,
+            ) if wanted else set()  # fmt: skip
 
-def _first_seen(w: Writer, chain_id: int, kind: str, day: int, members: set[str]) -> int:
-    """Records members never seen on the chain before `day`'s batch; how many there were."""
-    if not members:
-        return 0
-    known = _present(
-        w,
-        "SELECT member FROM rollup_first_seen WHERE chain_id = ? AND kind = ? AND member IN",
-        (chain_id, kind),
-        members,
-    )
-    fresh = sorted(members - known)
-    w.executemany(
-        "INSERT INTO rollup_first_seen (chain_id, kind, member, day) VALUES (?, ?, ?, ?)",
-        [(chain_id, kind, m, day) for m in fresh],
-    )
-    return len(fresh)
+    def add(self, kind: str, day: int, members: set[str]) -> int:
+        fresh = members - self.known[kind]
+        self.known[kind] |= fresh
+        self.new += [(self.chain_id, kind, m, day) for m in sorted(fresh)]
+        return len(fresh)
+
+    def write(self) -> None:
+        self.w.executemany(
+            "INSERT INTO rollup_first_seen (chain_id, kind, member, day) VALUES (?, ?, ?, ?)",
+            self.new,
+        )
 
 
 # -- unwinds ------------------------------------------------------------------------------
