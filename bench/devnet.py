@@ -128,24 +128,37 @@ class Connection:
         self.conn.close()
 
 
-def measure(url: str, txs: list[str]) -> float:
+class Rate(float):
+    """tx/s; `complete` is False when the time limit cut the run short (the rate is then
+    over the transactions sent before it)."""
+
+    complete: bool = True
+
+
+def measure(url: str, txs: list[str]) -> Rate:
     """Sends each transaction and waits for the last receipt; returns tx/s."""
     client = Connection(url)
     try:
         started = time.perf_counter()
         last = None
-        for raw in txs:
+        for sent, raw in enumerate(txs, 1):
             last = client.call("eth_sendRawTransaction", raw)
             if time.perf_counter() - started > TIME_LIMIT:
-                raise RuntimeError("time limit exceeded")
+                return _cut_short(sent, started)
         while client.call("eth_getTransactionReceipt", last) is None:
             if time.perf_counter() - started > TIME_LIMIT:
-                raise RuntimeError("time limit exceeded")
+                return _cut_short(len(txs), started)
             time.sleep(0.005)
         elapsed = time.perf_counter() - started
     finally:
         client.close()
-    return len(txs) / elapsed
+    return Rate(len(txs) / elapsed)
+
+
+def _cut_short(sent: int, started: float) -> Rate:
+    rate = Rate(sent / (time.perf_counter() - started))
+    rate.complete = False
+    return rate
 
 
 def ours(count: int, block_time: float | None) -> float:
@@ -207,10 +220,17 @@ def main() -> None:
             base = anvil(binary, count, block_time) if binary else None
             rows.append((f"{label}, {count} txs", mine, base))
     print(f"{'mode':<26}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}")
+    cut = False
     for label, mine, base in rows:
         ratio = f"{mine / base:.2f}x" if base else "n/a"
         base_text = f"{base:,.0f}" if base else "unavailable"
-        print(f"{label:<26}{mine:>16,.0f}{base_text:>14}{ratio:>9}")
+        marks = ("" if getattr(mine, "complete", True) else "*", "")
+        if base is not None and not getattr(base, "complete", True):
+            marks = (marks[0], "*")
+        cut = cut or "*" in marks
+        print(f"{label:<26}{f'{mine:,.0f}{marks[0]}':>16}{base_text + marks[1]:>14}{ratio:>9}")
+    if cut:
+        print(f"* did not finish within {TIME_LIMIT:.0f} s: rate over the transactions sent")
     print(f"(cores: {os.cpu_count()}; anvil from npm @foundry-rs/anvil-linux-amd64)")
 
 
