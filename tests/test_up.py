@@ -15,7 +15,7 @@ from snowfield.testing import free_port
 
 
 def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
-    node, api = free_port(), free_port()
+    node, api, metrics = free_port(), free_port(), free_port()
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -58,7 +58,7 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         out = proc.communicate(timeout=60)[0].decode(errors="replace")
     assert proc.returncode == 0, out
     assert "snowfield is up" in out and "Data API" in out
-    for port in (node, api):
+    for port in (node, api, metrics):
         try:
             httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
             raise AssertionError(f"port {port} still answers after Ctrl-C")

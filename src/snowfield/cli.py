@@ -515,8 +515,10 @@ def up(
     ] = Path("data"),
     node_port: Annotated[int, typer.Option(help="Port of the devnet node.")] = 9650,
     api_port: Annotated[int, typer.Option(help="Port of the data API.")] = 8080,
+    metrics_api_port: Annotated[int, typer.Option(help="Port of the metrics API.")] = 8081,
 ) -> None:
-    """Start everything on this machine: devnet with demo traffic, indexer, data API."""
+    """Start everything on this machine: devnet with demo traffic, indexer, data and metrics
+    APIs."""
     from snowfield.node.networks import network_ids
     from snowfield.supervisor import Child, supervise
 
@@ -564,7 +566,16 @@ def up(
         ),
         Child(
             "api",
-            [*python, "serve", "--db", db, "--port", str(api_port)],
+            [
+                *python,
+                "serve",
+                "--db",
+                db,
+                "--port",
+                str(api_port),
+                "--metrics-api-port",
+                str(metrics_api_port),
+            ],
             ready=f"http://127.0.0.1:{api_port}/v1/chains",
             log=logs_dir / "api.log",
         ),
@@ -572,6 +583,8 @@ def up(
     urls = {
         "Data API": f"http://127.0.0.1:{api_port}/v1/chains",
         "Data API OpenAPI": f"http://127.0.0.1:{api_port}/openapi.json",
+        "Metrics API": f"http://127.0.0.1:{metrics_api_port}/v2/chains/43112/metrics/txCount"
+        "?timeInterval=hour",
         "C-Chain JSON-RPC": rpc,
         "Logs": str(logs_dir),
     }

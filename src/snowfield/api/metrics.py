@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from snowfield.api.errors import status_of
@@ -24,6 +24,7 @@ from snowfield.api.metric_params import avg_tps_token, metric_query
 from snowfield.api.metrics_openapi import metrics_openapi
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.responses import JsonResponse
+from snowfield.api.telemetry import Telemetry
 from snowfield.errors import InvalidParams, NotFound, RateLimited, SnowfieldError
 from snowfield.store import metric_tokens, rollup_reads
 from snowfield.store.buckets import Interval
@@ -221,17 +222,25 @@ def create_metrics_app(
         yield
         await chosen.close()
 
+    routes = [
+        Route(
+            "/v2/chains/{chainId}/metrics/{metric}",
+            _guarded(_metric_endpoint(service)),
+            methods=["GET"],
+        ),
+        Route("/v1/avg_tps/{chainId}", _guarded(_avg_tps_endpoint(service)), methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+    ]
     app = Starlette(
-        routes=[
-            Route(
-                "/v2/chains/{chainId}/metrics/{metric}",
-                _guarded(_metric_endpoint(service)),
-                methods=["GET"],
-            ),
-            Route("/v1/avg_tps/{chainId}", _guarded(_avg_tps_endpoint(service)), methods=["GET"]),
-            Route("/openapi.json", openapi, methods=["GET"]),
-        ],
+        routes=routes,
         exception_handlers={HTTPException: http_error, Exception: http_error},
         lifespan=lifespan,
     )
-    return _RateGate(app, chosen, rate_per_minute)
+
+    def route_of(scope: Scope) -> str:
+        for route in routes:
+            if route.matches(scope)[0] is Match.FULL:
+                return route.path
+        return "(unmatched)"
+
+    return Telemetry(_RateGate(app, chosen, rate_per_minute), service="metrics", route_of=route_of)

@@ -1,0 +1,25 @@
+"""The metrics service's own Prometheus /metrics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from snowfield.api.metrics import create_metrics_app
+from snowfield.testing import open_database
+from tests.api.conftest import serve_app
+
+
+def test_metrics_service_counts_its_requests(tmp_path: Path) -> None:
+    with open_database(str(tmp_path / "m.db")) as db, serve_app(create_metrics_app(db)) as base:
+        assert httpx.get(f"{base}/v2/chains/1/metrics/txCount").status_code == 404
+        assert httpx.get(f"{base}/v2/chains/total/metrics/bogus").status_code == 400
+        text = httpx.get(f"{base}/metrics").text
+    route = "/v2/chains/{chainId}/metrics/{metric}"
+    assert (
+        f'snowfield_metrics_api_requests_total{{route="{route}",method="GET",status="404"}} 1'
+        in text
+    )
+    assert f'route="{route}",method="GET",status="400"}} 1' in text
+    assert f'snowfield_metrics_api_request_seconds_count{{route="{route}"}} 2' in text
