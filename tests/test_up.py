@@ -28,6 +28,8 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
             str(node),
             "--api-port",
             str(api),
+            "--metrics-api-port",
+            str(metrics),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -50,9 +52,13 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
                 transactions = reply.json()["transactions"]
         assert transactions, "the demo's transactions reached the data API"
         chains = httpx.get(f"http://127.0.0.1:{api}/v1/chains", timeout=5).json()["chains"]
-        assert chains[0]["chainId"] == "43112" and chains[0]["rpcUrl"].endswith(
-            f"{node}/ext/bc/C/rpc"
-        )
+        assert chains[0]["chainId"] == "43112"
+        assert chains[0]["rpcUrl"].endswith(f"{node}/ext/bc/C/rpc")
+        series = httpx.get(
+            f"http://127.0.0.1:{metrics}/v2/chains/43112/metrics/txCount?timeInterval=hour",
+            timeout=5,
+        ).json()["results"]
+        assert sum(point["value"] for point in series) > 0, series
     finally:
         proc.send_signal(signal.SIGINT)
         out = proc.communicate(timeout=60)[0].decode(errors="replace")
