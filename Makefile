@@ -33,6 +33,7 @@ fmt: $(STAMP)
 bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run beside it
 	$(BIN)/python bench/devnet.py
 	$(BIN)/python bench/metrics.py
+	$(BIN)/python bench/api.py
 
 contracts:  ## rebuild the demo contract artifacts from contracts/*.sol (needs node + npm)
 	cd contracts && npm ci && node compile.js
