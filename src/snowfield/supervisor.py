@@ -31,7 +31,8 @@ def supervise(children: Sequence[Child], urls: dict[str, str], console: Any) -> 
         for child in children:
             running.append(_start(child))
             if not _wait_ready(child, running[-1][1], stop):
-                return _failed(child, console)
+                # Ctrl-C while starting is a stop, not a failure.
+                return 0 if stop["now"] else _failed(child, console)
         console.print("[bold]snowfield is up[/bold]")
         for label, url in urls.items():
             console.print(f"  {label:<18} {url}", soft_wrap=True)
