@@ -17,7 +17,7 @@ from snowfield.api import addresses, blocks, chains, contracts
 from snowfield.api.errors import error_response
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
-from snowfield.api.operation import Operation, Services, endpoint
+from snowfield.api.operation import ChainCache, Operation, Services, endpoint
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.responses import JsonResponse
 from snowfield.api.telemetry import Telemetry
@@ -50,7 +50,7 @@ def create_data_app(
     secret = db.meta("page_token_secret")
     if secret is None:
         raise Unavailable("the database has no page-token secret: run its migration first")
-    services = Services(db, PageTokens(secret))
+    services = Services(db, PageTokens(secret), ChainCache(db))
     routes = [Route(op.path, endpoint(op, services), methods=["GET"]) for op in operations]
     document = openapi_document(operations, title="snowfield data API", version=VERSION)
 
