@@ -1,8 +1,8 @@
 """Devnet throughput: eth_sendRawTransaction one at a time, ours against anvil in the same run.
 
 Automine (every transaction mined before the call returns) and interval mode (blocks every
---block-time seconds). Prints tx/s for each and the ratio ours/anvil. Loopback only; every
-loop is bounded in count and time.
+--block-time seconds). Each node first gets WARMUP transactions untimed. Prints tx/s for
+each and the ratio ours/anvil. Loopback only; every loop is bounded in count and time.
 
     python bench/devnet.py [--txs 500 2000] [--block-time 0.25]
 
@@ -135,10 +135,17 @@ class Rate(float):
     complete: bool = True
 
 
+WARMUP = 50  # transactions sent to each node before the clock starts
+
+
 def measure(url: str, txs: list[str]) -> Rate:
-    """Sends each transaction and waits for the last receipt; returns tx/s."""
+    """Sends each transaction and waits for the last receipt; returns tx/s over all but the
+    first WARMUP, which warm both nodes (connection, caches, first blocks) untimed."""
     client = Connection(url)
     try:
+        for raw in txs[:WARMUP]:
+            client.call("eth_sendRawTransaction", raw)
+        txs = txs[WARMUP:]
         started = time.perf_counter()
         last = None
         for sent, raw in enumerate(txs, 1):
@@ -182,7 +189,7 @@ def ours(count: int, block_time: float | None) -> float:
         if block_time is not None:
             cmd += ["--block-time", str(block_time)]
         with running(cmd, url):
-            return measure(url, signed(43112, count))
+            return measure(url, signed(43112, WARMUP + count))
 
 
 def anvil(binary: Path, count: int, block_time: float | None) -> float:
@@ -201,7 +208,7 @@ def anvil(binary: Path, count: int, block_time: float | None) -> float:
     if block_time is not None:
         cmd += ["--block-time", str(block_time)]
     with running(cmd, url):
-        return measure(url, signed(31337, count))
+        return measure(url, signed(31337, WARMUP + count))
 
 
 def main() -> None:
