@@ -79,18 +79,20 @@ class BalanceTracker:
         if not addresses:
             return [[] for _ in bundles]
         first, last = bundles[0].block.number, bundles[-1].block.number
-        start = await self._start(addresses, first)
-        computed = {rule: _walk(bundles, touches, start, rule) for rule in MINER_RULES}
-        actual = dict(
-            zip(addresses, await self.calls.balances([(a, last) for a in addresses]), strict=True)
+        start, at_end = await asyncio.gather(
+            self._start(addresses, first), self.calls.balances([(a, last) for a in addresses])
         )
-        values = computed[self.miner_rule]
+        actual = dict(zip(addresses, at_end, strict=True))
+        values = _walk(bundles, touches, start, self.miner_rule)
         wrong = [a for a in addresses if values[a][-1][1] != actual[a]]
-        other = computed[MINER_RULES[1 - MINER_RULES.index(self.miner_rule)]]
-        if wrong and all(other[a][-1][1] == actual[a] for a in addresses):
-            self.miner_rule = MINER_RULES[1 - MINER_RULES.index(self.miner_rule)]
-            log.info("chain %s pays fees by the %r rule", self.chain_id, self.miner_rule)
-            values, wrong = other, []
+        if wrong:
+            # Perhaps the chain pays fees the other way; the other rule is tried only then.
+            other_rule = MINER_RULES[1 - MINER_RULES.index(self.miner_rule)]
+            other = _walk(bundles, touches, start, other_rule)
+            if all(other[a][-1][1] == actual[a] for a in addresses):
+                self.miner_rule = other_rule
+                log.info("chain %s pays fees by the %r rule", self.chain_id, other_rule)
+                values, wrong = other, []
         if wrong:
             values = dict(values)
             values.update(await self._fetch(wrong, values))
