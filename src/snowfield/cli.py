@@ -8,6 +8,7 @@ import gc
 import logging
 import signal
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -69,11 +70,17 @@ def devnet(
 ) -> None:
     """Run a local network node: C-Chain with real EVM execution and the node's /ext APIs."""
     settings = DevnetSettings(**{k: v for k, v in locals().items()})
+    _run_service(settings, _run_devnet)
+
+
+def _run_service(settings: Any, main: Callable[[Any], Coroutine[Any, Any, None]]) -> None:
+    """Logging as the settings say, then `main(settings)` on uvloop; our errors end the
+    command with their message and status 1."""
     logs.configure(settings.log_level, settings.log_format)
     try:
         # uvloop: the event loop uvicorn itself would pick; measurably faster I/O.
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            runner.run(_run_devnet(settings))
+            runner.run(main(settings))
     except SnowfieldError as exc:
         console.print(f"[red]error:[/red] {exc.message}")
         raise typer.Exit(1) from None
@@ -214,13 +221,7 @@ def index(
     settings = IndexSettings(**{k: v for k, v in locals().items()})
     if settings.traces not in ("auto", "parity", "debug", "none"):
         raise typer.BadParameter("use auto, parity, debug or none", param_hint="--traces")
-    logs.configure(settings.log_level, settings.log_format)
-    try:
-        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            runner.run(_run_index(settings))
-    except SnowfieldError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from None
+    _run_service(settings, _run_index)
 
 
 async def _run_index(settings: Any) -> None:
@@ -351,13 +352,7 @@ def serve(
         log_level=log_level,
         log_format=log_format,
     )
-    logs.configure(settings.log_level, settings.log_format)
-    try:
-        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            runner.run(_run_serve(settings))
-    except SnowfieldError as exc:
-        console.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(1) from None
+    _run_service(settings, _run_serve)
 
 
 async def _run_serve(settings: Any) -> None:

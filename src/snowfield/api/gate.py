@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from snowfield.api.errors import error_response
 from snowfield.api.openapi import API_KEY_HEADER
 from snowfield.api.operation import API_KEY_STATE
-from snowfield.api.ratelimit import Limiter
+from snowfield.api.ratelimit import Limiter, sending_headers
 from snowfield.errors import RateLimited, Unauthorized
 from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey, lookup_key
@@ -78,12 +78,5 @@ class Gate:
         except Exception as exc:
             await error_response(exc, headers)(scope, receive, send)
             return
-        extra = [(k.encode(), v.encode()) for k, v in headers.items()]
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
         state = {**scope.get("state", {}), API_KEY_STATE: key}
-        await self.app({**scope, "state": state}, receive, send_with_headers)
+        await self.app({**scope, "state": state}, receive, sending_headers(send, headers))

@@ -17,12 +17,12 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Match, Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from snowfield.api.errors import status_of
 from snowfield.api.metric_params import avg_tps_token, metric_query
 from snowfield.api.metrics_openapi import metrics_openapi
-from snowfield.api.ratelimit import Limiter, MemoryLimiter
+from snowfield.api.ratelimit import Limiter, MemoryLimiter, sending_headers
 from snowfield.api.responses import JsonResponse
 from snowfield.api.telemetry import Telemetry
 from snowfield.errors import InvalidParams, NotFound, RateLimited, SnowfieldError
@@ -188,14 +188,7 @@ class _RateGate:
             response.headers.update(headers)
             await response(scope, receive, send)
             return
-        extra = [(k.encode(), v.encode()) for k, v in headers.items()]
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
+        await self.app(scope, receive, sending_headers(send, headers))
 
 
 def create_metrics_app(

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
+from starlette.types import Message, Send
 
 from snowfield.errors import Unavailable
 
@@ -106,3 +107,15 @@ class RedisLimiter:
 
     async def close(self) -> None:
         await self._redis.aclose()
+
+
+def sending_headers(send: Send, headers: dict[str, str]) -> Send:
+    """`send` that adds `headers` (a decision's rate-limit headers) to the response start."""
+    extra = [(k.encode(), v.encode()) for k, v in headers.items()]
+
+    async def send_with_headers(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return send_with_headers

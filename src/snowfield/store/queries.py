@@ -222,17 +222,14 @@ def transfers_in_txs(
 ) -> list[TransferRow]:
     """Token transfers of the given (block_number, tx_index) transactions sent or received by
     `address`, in log order."""
-    if not txs:
-        return []
-    pairs = ", ".join("(?, ?)" for _ in txs)
-    blocks = sorted({b for b, _ in txs})
-    # `block_number IN` lets the primary key find the blocks; tx_index is not in that key.
-    rows = db.query(
-        f"SELECT {_TRANSFER_COLS} FROM transfers WHERE chain_id = ?"
-        f" AND block_number IN {_in(blocks)} AND (block_number, tx_index) IN (VALUES {pairs})"
-        " AND (from_addr = ? OR to_addr = ?)"
-        " ORDER BY block_number, log_index, batch_index",
-        [chain_id, *blocks, *(v for tx in txs for v in tx), address, address],
+    rows = _rows_of_txs(
+        db,
+        "transfers",
+        _TRANSFER_COLS,
+        "block_number, log_index, batch_index",
+        chain_id,
+        address,
+        txs,
     )
     return [_transfer(r) for r in rows]
 
@@ -241,18 +238,39 @@ def internal_txs_in_txs(
     db: Database, chain_id: int, address: str, txs: Sequence[tuple[int, int]]
 ) -> list[InternalTxRow]:
     """Internal transactions of the given transactions where `address` is `from` or `to`."""
+    rows = _rows_of_txs(
+        db,
+        "internal_txs",
+        _INTERNAL_COLS,
+        "block_number, tx_index, trace_index",
+        chain_id,
+        address,
+        txs,
+    )
+    return [_internal(r) for r in rows]
+
+
+def _rows_of_txs(
+    db: Database,
+    table: str,
+    cols: str,
+    order: str,
+    chain_id: int,
+    address: str,
+    txs: Sequence[tuple[int, int]],
+) -> list[tuple[Any, ...]]:
+    """Rows of `table` in the given transactions where `address` is `from` or `to`."""
     if not txs:
         return []
     pairs = ", ".join("(?, ?)" for _ in txs)
     blocks = sorted({b for b, _ in txs})
-    rows = db.query(
-        f"SELECT {_INTERNAL_COLS} FROM internal_txs WHERE chain_id = ?"
+    # `block_number IN` lets the primary key find the blocks; tx_index is not in that key.
+    return db.query(
+        f"SELECT {cols} FROM {table} WHERE chain_id = ?"
         f" AND block_number IN {_in(blocks)} AND (block_number, tx_index) IN (VALUES {pairs})"
-        " AND (from_addr = ? OR to_addr = ?)"
-        " ORDER BY block_number, tx_index, trace_index",
+        f" AND (from_addr = ? OR to_addr = ?) ORDER BY {order}",
         [chain_id, *blocks, *(v for tx in txs for v in tx), address, address],
     )
-    return [_internal(r) for r in rows]
 
 
 def address_transfers(
