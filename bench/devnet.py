@@ -16,7 +16,6 @@ import argparse
 import contextlib
 import http.client
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,30 +28,19 @@ import httpx
 import orjson
 from eth_account import Account
 
+from snowfield.testing import anvil_binary as testing_anvil_binary
 from snowfield.testing import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
-ANVIL_DIR = ROOT / ".bench"
 KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 TIME_LIMIT = 300.0
 
 
 def anvil_binary() -> Path | None:
-    """npm's @foundry-rs/anvil-linux-amd64, installed under .bench/ on first use."""
-    binary = ANVIL_DIR / "node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
-    if binary.exists():
-        return binary
-    if shutil.which("npm") is None:
+    """anvil from npm (installed under .bench/ on first use), or None where npm is missing."""
+    try:
+        return testing_anvil_binary()
+    except (OSError, subprocess.CalledProcessError):
         return None
-    ANVIL_DIR.mkdir(exist_ok=True)
-    subprocess.run(
-        ["npm", "install", "--silent", "--no-audit", "--no-fund", "@foundry-rs/anvil-linux-amd64"],
-        cwd=ANVIL_DIR,
-        check=False,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    return binary if binary.exists() else None
 
 
 def rpc(client: httpx.Client, url: str, method: str, *params: object) -> object:

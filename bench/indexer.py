@@ -31,36 +31,18 @@ from eth_account import Account
 from web3 import Web3
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from devnet import ANVIL_DIR, anvil_binary, running
+from chain import Rpc, keys, sign
 from snowfield.indexer.calls import Calls
 from snowfield.indexer.indexer import Indexer
 from snowfield.rpc.client import DocumentFetcher, RpcClient
 from snowfield.store.database import Database
-from snowfield.testing import free_port
+from snowfield.testing import ANVIL_DIR, serve_anvil
 from snowfield.workload.contracts import call_data, load
 
 ETL_VENV = ANVIL_DIR / "etl"
-MNEMONIC = "test test test test test test test test test test test junk"
 TIME_LIMIT = 600.0
 BATCH = 100
 CONCURRENCY = 4
-
-
-def keys(n: int) -> list[bytes]:
-    Account.enable_unaudited_hdwallet_features()
-    return [
-        bytes(Account.from_mnemonic(MNEMONIC, account_path=f"m/44'/60'/0'/0/{i}").key)
-        for i in range(n)
-    ]
-
-
-def sign(key: bytes, nonce: int, to: str | None, data: bytes = b"", value: int = 0,
-         gas: int = 21_000) -> str:  # fmt: skip
-    tx = {"value": value, "gas": gas, "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 10**9,
-          "nonce": nonce, "chainId": 31337, "type": 2, "data": data}  # fmt: skip
-    if to is not None:
-        tx["to"] = to
-    return "0x" + bytes(Account.sign_transaction(tx, key).raw_transaction).hex()
 
 
 def build_chain(url: str, blocks: int, txs: int) -> None:
@@ -69,19 +51,12 @@ def build_chain(url: str, blocks: int, txs: int) -> None:
     addresses = [Account.from_key(k).address for k in senders]
     nonces = [0] * len(senders)
     token = load("DemoToken")
-    deploy = sign(senders[0], 0, None, token.deploy_data("Bench", "BNC", 18, 10**30), gas=3_000_000)
+    deploy = sign(
+        31337, senders[0], 0, None, token.deploy_data("Bench", "BNC", 18, 10**30), gas=3_000_000
+    )
     nonces[0] = 1
-    client = httpx.Client(timeout=60)
-
-    def batch(calls: list[tuple[str, list[object]]]) -> list[object]:
-        body = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p}
-                for i, (m, p) in enumerate(calls)]  # fmt: skip
-        replies = client.post(url, json=body).json()
-        for r in replies:
-            if "error" in r:
-                raise RuntimeError(r["error"])
-        return [r["result"] for r in sorted(replies, key=lambda r: r["id"])]
-
+    rpc = Rpc(url)
+    batch = rpc.batch
     deployed_hash = batch([("eth_sendRawTransaction", [deploy]), ("evm_mine", [])])[0]
     receipt = batch([("eth_getTransactionReceipt", [deployed_hash])])[0]
     assert isinstance(receipt, dict)
@@ -95,9 +70,9 @@ def build_chain(url: str, blocks: int, txs: int) -> None:
             to = addresses[(s + 1) % len(senders)]
             if s == 0:
                 data = call_data("transfer(address,uint256)", to, 10**18)
-                raw = sign(senders[s], nonces[s], token_address, data, gas=60_000)
+                raw = sign(31337, senders[s], nonces[s], token_address, data, gas=60_000)
             else:
-                raw = sign(senders[s], nonces[s], to, value=10**12 + b)
+                raw = sign(31337, senders[s], nonces[s], to, value=10**12 + b)
             nonces[s] += 1
             sends.append(("eth_sendRawTransaction", [raw]))
         # Mined in a request of its own: a node may run a batch's calls concurrently.
@@ -105,7 +80,7 @@ def build_chain(url: str, blocks: int, txs: int) -> None:
         batch([("evm_mine", [])])
         if time.monotonic() - started > TIME_LIMIT:
             raise RuntimeError("chain building took too long")
-    client.close()
+    rpc.close()
 
 
 async def ceiling(url: str, head: int) -> float:
@@ -184,15 +159,9 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=2000)
     parser.add_argument("--txs", type=int, default=10_000)
     args = parser.parse_args()
-    anvil = anvil_binary()
-    if anvil is None:
-        sys.exit("anvil is unavailable (needs npm)")
     etl = etl_binary()
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    cmd = [str(anvil), "--port", str(port), "--host", "127.0.0.1", "--silent", "--no-mining",
-           "--gas-limit", "100000000"]  # fmt: skip
-    with running(cmd, url), tempfile.TemporaryDirectory() as tmp:
+    anvil = serve_anvil("--no-mining", "--gas-limit", "100000000")
+    with anvil as url, tempfile.TemporaryDirectory() as tmp:
         build_chain(url, args.blocks, args.txs)
         head = int(httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber",
                                         "params": []}).json()["result"], 16)  # fmt: skip

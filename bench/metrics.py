@@ -27,8 +27,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
-from eth_account import Account
 from web3 import Web3
 
 from snowfield.indexer.calls import Calls
@@ -39,41 +37,11 @@ from snowfield.store.database import Database
 from snowfield.testing import serve_devnet
 from snowfield.workload.contracts import call_data, load
 
-MNEMONIC = "test test test test test test test test test test test junk"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chain import Rpc, keys, sign
+
 CHAIN_ID = 43112
 TIME_LIMIT = 600.0
-
-
-def keys(n: int) -> list[bytes]:
-    Account.enable_unaudited_hdwallet_features()
-    return [
-        bytes(Account.from_mnemonic(MNEMONIC, account_path=f"m/44'/60'/0'/0/{i}").key)
-        for i in range(n)
-    ]
-
-
-def sign(key: bytes, nonce: int, to: str | None, data: bytes = b"", value: int = 0,
-         gas: int = 21_000) -> str:  # fmt: skip
-    tx = {"value": value, "gas": gas, "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 10**9,
-          "nonce": nonce, "chainId": CHAIN_ID, "type": 2, "data": data}  # fmt: skip
-    if to is not None:
-        tx["to"] = to
-    return "0x" + bytes(Account.sign_transaction(tx, key).raw_transaction).hex()
-
-
-class Rpc:
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.client = httpx.Client(timeout=60)
-
-    def batch(self, calls: list[tuple[str, list[Any]]]) -> list[Any]:
-        body = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p}
-                for i, (m, p) in enumerate(calls)]  # fmt: skip
-        replies = self.client.post(self.url, json=body).json()
-        for r in replies:
-            if "error" in r:
-                raise RuntimeError(r["error"])
-        return [r["result"] for r in sorted(replies, key=lambda r: r["id"])]
 
 
 def build_chain(url: str, blocks: int, per_block: int, days: int) -> None:
@@ -85,7 +53,9 @@ def build_chain(url: str, blocks: int, per_block: int, days: int) -> None:
     pool = [Web3.to_checksum_address(rng.randbytes(20)) for _ in range(5000)]
     token = load("DemoToken")
     start = int(time.time()) + 3600
-    deploy = sign(senders[0], 0, None, token.deploy_data("Bench", "BNC", 18, 10**30), gas=3_000_000)
+    deploy = sign(
+        CHAIN_ID, senders[0], 0, None, token.deploy_data("Bench", "BNC", 18, 10**30), gas=3_000_000
+    )
     nonces[0] = 1
     tx_hash = rpc.batch([("eth_sendRawTransaction", [deploy])])[0]
     rpc.batch([("evm_mine", [start])])
@@ -100,10 +70,10 @@ def build_chain(url: str, blocks: int, per_block: int, days: int) -> None:
             to = pool[rng.randrange(len(pool))]
             if i % 4 == 0:
                 data = call_data("transfer(address,uint256)", to, 10**15)
-                raw = sign(senders[0], nonces[0], token_address, data, gas=60_000)
+                raw = sign(CHAIN_ID, senders[0], nonces[0], token_address, data, gas=60_000)
                 s = 0
             else:
-                raw = sign(senders[s], nonces[s], to, value=10**12 + b)
+                raw = sign(CHAIN_ID, senders[s], nonces[s], to, value=10**12 + b)
             nonces[s] += 1
             sends.append(("eth_sendRawTransaction", [raw]))
         rpc.batch(sends)
