@@ -89,6 +89,7 @@ class Indexer:
         self.rollups = compute_rollups if rollups else None
         self.balances = BalanceTracker(db, calls, chain_id)
         self.stats = Stats()
+        self._rollups_checked = False
 
     # -- driving -------------------------------------------------------------------------
 
@@ -97,6 +98,12 @@ class Indexer:
         checkpoint height (-1 when nothing is indexed)."""
         target = await self.source.head() if until is None else until
         self.stats.head = target
+        if self.rollups is not None and not self._rollups_checked:
+            if await asyncio.to_thread(
+                writes.backfill_rollups, self.db, self.chain_id, self.rollups
+            ):
+                log.info("built the metrics rollups of the blocks indexed before them")
+            self._rollups_checked = True
         start = origin = await self._next_height()
         total = max(0, target - start + 1)
         pending = self._fetch(start, target)

@@ -375,6 +375,21 @@ def unwind(
             rollup_tables.rebuild(w, chain_id, since, rollups, int(clock()))
 
 
+def backfill_rollups(
+    db: Database, chain_id: int, rollups: Rollups, *, clock: Callable[[], float] = time.time
+) -> bool:
+    """Builds the rollups of blocks indexed before this chain had any (a store written by a
+    version without metrics); True when it did. Runs in one transaction."""
+    with db.transaction() as w:
+        if w.query("SELECT 1 FROM rollup_runs WHERE chain_id = ?", (chain_id,)):
+            return False
+        since = rollup_tables.forget_from(w, chain_id, 0)
+        if since is None:
+            return False
+        rollup_tables.rebuild(w, chain_id, since, rollups, int(clock()))
+        return True
+
+
 def _recompute_owners(w: Writer, chain_id: int, height: int) -> None:
     stale = w.query(
         "SELECT token, token_id FROM nfts WHERE chain_id = ? AND owner_block >= ?",
