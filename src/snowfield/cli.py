@@ -273,7 +273,7 @@ async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:
         height = await indexer.sync(
             settings.until, lambda done, total: bar.update(task, completed=done, total=total)
         )
-    log.info("backfill done at block %d (%d transactions)", height, indexer.stats.transactions)
+    log.info("backfill done at block %d (%d new transactions)", height, indexer.stats.transactions)
     if settings.follow and settings.until is None:
         await indexer.follow(stop, settings.poll_interval)
 
