@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import orjson
 
-from snowfield.errors import SnowfieldError
+from snowfield.errors import SnowfieldError, Unavailable
 
 
 class RpcError(SnowfieldError):
@@ -77,18 +77,25 @@ class RpcClient:
         return [_outcome(by_id.get(first + i, {})) for i in range(len(calls))]
 
     async def _post(self, body: object) -> Any:
+        """The decoded reply; transport failures and 5xx answers are retried `retries` times,
+        then raised as Unavailable (as is any other non-2xx answer)."""
         content = orjson.dumps(body)
         for attempt in range(self.retries + 1):
             try:
                 response = await self._http.post(
                     self.url, content=content, headers={"content-type": "application/json"}
                 )
-                if response.status_code < 500 or attempt == self.retries:
-                    response.raise_for_status()
-                    return orjson.loads(response.content)
-            except httpx.TransportError:
+            except httpx.TransportError as exc:
                 if attempt == self.retries:
-                    raise
+                    raise Unavailable(f"{self.url} is unreachable: {exc!r}") from exc
+            else:
+                if response.status_code < 500 or attempt == self.retries:
+                    if not response.is_success:
+                        raise Unavailable(f"{self.url} answered HTTP {response.status_code}")
+                    try:
+                        return orjson.loads(response.content)
+                    except orjson.JSONDecodeError as exc:
+                        raise Unavailable(f"{self.url} answered with invalid JSON") from exc
             # Back off 0.2, 0.4, 0.8 ... s, at most 5 s, before the next attempt.
             await asyncio.sleep(min(5.0, 0.2 * 2**attempt))
         raise AssertionError("unreachable")
@@ -128,8 +135,6 @@ class DocumentFetcher:
 
     async def get(self, url: str) -> bytes:
         """The body of a 2xx answer; Unavailable for network errors and other statuses."""
-        from snowfield.errors import Unavailable
-
         try:
             async with self._http.stream("GET", url) as response:
                 if response.status_code // 100 != 2:
