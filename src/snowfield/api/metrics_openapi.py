@@ -7,6 +7,7 @@ from typing import Any
 
 from snowfield.api.errors import ERROR_STATUSES
 from snowfield.api.metric_params import CHAIN_ID, METRIC, QUERY
+from snowfield.api.openapi import parameter
 from snowfield.api.params import Param
 
 VERSION = "1.0.0"
@@ -54,16 +55,6 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _parameter(p: Param) -> dict[str, Any]:
-    return {
-        "name": p.name,
-        "in": p.where,
-        "required": p.required or p.where == "path",
-        "description": p.description,
-        "schema": p.schema(),
-    }
-
-
 def _operation(op_id: str, summary: str, params: tuple[Param, ...], body: str) -> dict[str, Any]:
     responses: dict[str, Any] = {
         "200": {
@@ -81,7 +72,7 @@ def _operation(op_id: str, summary: str, params: tuple[Param, ...], body: str) -
             "operationId": op_id,
             "summary": summary,
             "tags": ["Metrics"],
-            "parameters": [_parameter(p) for p in params],
+            "parameters": [parameter(p) for p in params],
             "responses": responses,
         }
     }

@@ -23,7 +23,8 @@ _RATE_HEADERS = {
 }
 
 
-def _parameter(p: Param) -> dict[str, Any]:
+def parameter(p: Param) -> dict[str, Any]:
+    """The OpenAPI parameter object of one of our parameters (shared by both services)."""
     return {
         "name": p.name,
         "in": p.where,
@@ -65,7 +66,7 @@ def openapi_document(
             "operationId": op.id,
             "summary": op.summary,
             "tags": [op.tag],
-            "parameters": [_parameter(p) for p in op.params],
+            "parameters": [parameter(p) for p in op.params],
             "responses": _responses(op),
             "x-compute-units": op.weight,
         }
