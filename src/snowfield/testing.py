@@ -59,29 +59,34 @@ def serve_devnet(**overrides: Any) -> Iterator[RunningNode]:
     """A devnet node on a free loopback port, stopped on exit."""
     settings = dataclasses.replace(DevnetSettings(port=free_port()), **overrides)
     node = build_node(settings)
+    try:
+        with serve_asgi(create_node_app(node), port=settings.port, name="devnet") as base:
+            yield RunningNode(base, node)
+    finally:
+        if node.admin.temporary:
+            shutil.rmtree(node.admin.directory, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def serve_asgi(app: Any, *, port: int | None = None, name: str = "app") -> Iterator[str]:
+    """An ASGI app on a real uvicorn server at 127.0.0.1 (a free port unless given), in a
+    background thread, stopped on exit; yields the base URL."""
+    port = free_port() if port is None else port
     server = uvicorn.Server(
-        uvicorn.Config(
-            create_node_app(node),
-            host="127.0.0.1",
-            port=settings.port,
-            log_level="warning",
-            lifespan="on",
-        )
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )
-    thread = threading.Thread(target=server.run, name="devnet-server", daemon=True)
+    thread = threading.Thread(target=server.run, name=f"{name}-server", daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("devnet did not start")
+            raise RuntimeError(f"{name} did not start")
         time.sleep(0.02)
     try:
-        yield RunningNode(f"http://127.0.0.1:{settings.port}", node)
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=30)
-        if node.admin.temporary:
-            shutil.rmtree(node.admin.directory, ignore_errors=True)
 
 
 @dataclass

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +13,6 @@ from typing import Any
 import httpx
 import jsonschema_rs
 import pytest
-import uvicorn
 from starlette.types import ASGIApp
 
 from snowfield.api.app import OPERATIONS, create_data_app
@@ -36,7 +33,7 @@ from snowfield.store.rows import (
     TxRow,
 )
 from snowfield.store.writes import upsert_chain, write_batch
-from snowfield.testing import PG_ENV, free_port, open_database
+from snowfield.testing import PG_ENV, open_database, serve_asgi
 
 CHAIN = 43112
 OTHER_CHAIN = 43114
@@ -221,22 +218,8 @@ def filled(
 @contextlib.contextmanager
 def serve_app(app: ASGIApp) -> Iterator[str]:
     """The app on a real uvicorn server at 127.0.0.1:<free port>; yields the base URL."""
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, name="data-api", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("data API did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with serve_asgi(app, name="data-api") as base:
+        yield base
 
 
 def frozen_clock() -> float:

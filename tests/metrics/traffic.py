@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import uvicorn
 from eth_account import Account
 
 from snowfield.api.metrics import create_metrics_app
 from snowfield.store.database import Database
-from snowfield.testing import DEV_KEYS, RunningNode, free_port, run_demo_rounds
+from snowfield.testing import DEV_KEYS, RunningNode, run_demo_rounds, serve_asgi
 from tests.helpers import rpc_reply
 
 DAY = 86400
@@ -118,27 +116,8 @@ def build_history(node: RunningNode, monday: int, days: list[int], demo_days: se
 @contextlib.contextmanager
 def serve_metrics(db: Database, **kwargs: Any) -> Iterator[str]:
     """The metrics app on a free loopback port; its base URL."""
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_metrics_app(db, **kwargs),
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            lifespan="on",
-        )
-    )
-    thread = threading.Thread(target=server.run, name="metrics-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "metrics server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with serve_asgi(create_metrics_app(db, **kwargs), name="metrics") as base:
+        yield base
 
 
 def fetch_series(
