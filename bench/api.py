@@ -68,6 +68,7 @@ from snowfield.store.rows import (
 )
 from snowfield.store.schema import SCHEMA_VERSION, TABLES
 from snowfield.store.writes import upsert_chain, write_batch
+from snowfield.supervisor import terminate
 from snowfield.testing import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -338,12 +339,7 @@ def server(kind: str, target: Path, probe: str) -> Iterator[int]:
             sys.stderr.write(log.read().decode(errors="replace")[-4000:])
             raise
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+            terminate(proc)
 
 
 def wait_ready(proc: subprocess.Popen[bytes], port: int, probe: str) -> None:

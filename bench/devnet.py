@@ -28,6 +28,7 @@ import httpx
 import orjson
 from eth_account import Account
 
+from snowfield.supervisor import terminate
 from snowfield.testing import anvil_binary as testing_anvil_binary
 from snowfield.testing import free_port
 
@@ -67,11 +68,7 @@ def running(cmd: list[str], url: str) -> Iterator[None]:
                 time.sleep(0.1)
         yield
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        terminate(proc)
 
 
 def signed(chain_id: int, count: int) -> list[str]:

@@ -45,7 +45,7 @@ def supervise(children: Sequence[Child], urls: dict[str, str], console: Any) -> 
         return 0
     finally:
         for _, proc, log in reversed(running):
-            _terminate(proc)
+            terminate(proc)
             if log is not None:
                 log.close()
 
@@ -80,7 +80,8 @@ def _failed(child: Child, console: Any) -> int:
     return 1
 
 
-def _terminate(proc: subprocess.Popen[bytes]) -> None:
+def terminate(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL if the process has not exited within 15 s."""
     if proc.poll() is None:
         proc.terminate()
         try:

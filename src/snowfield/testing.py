@@ -25,6 +25,7 @@ from snowfield.cli import build_node
 from snowfield.config import DevnetSettings
 from snowfield.node.app import create_node_app
 from snowfield.store.database import Database
+from snowfield.supervisor import terminate
 
 PG_ENV = "SNOWFIELD_TEST_PG"
 DEV_KEYS = [
@@ -141,12 +142,8 @@ class DevnetProcess:
         self.proc.wait(timeout=10)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill9()
+        if self.proc is not None:
+            terminate(self.proc)
 
 
 def database_urls(tmp_path: Path) -> list[str]:
@@ -259,8 +256,4 @@ def serve_anvil(*args: str) -> Iterator[str]:
             time.sleep(0.05)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        terminate(proc)
