@@ -275,7 +275,9 @@ def build(path: Path, size: int) -> None:
 
 
 def describe(path: Path) -> str:
-    db = Database(str(path))
+    # Counting millions of rows from a cold page cache can outlast the store's default
+    # 10 s query limit (meant for API reads), so this one-off census gets more.
+    db = Database(str(path), query_timeout=300)
     try:
         counts = [
             db.query_one(f"SELECT COUNT(*) FROM {t}") for t in ("transactions", "address_txs")
