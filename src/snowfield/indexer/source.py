@@ -42,9 +42,6 @@ class NodeSource:
         # while callTracer re-executes the block (on anvil ~20x slower).
         self.trace_api: str | None = None if traces == "none" else traces
 
-    async def chain_id(self) -> int:
-        return qty(await self.calls.client.call("eth_chainId"))
-
     async def head(self) -> int:
         return qty(await self.calls.client.call("eth_blockNumber"))
 
