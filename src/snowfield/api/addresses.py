@@ -18,16 +18,10 @@ from snowfield.api.params import (
     START_BLOCK,
 )
 from snowfield.errors import InvalidParams
-from snowfield.store import queries
+from snowfield.store import documents, queries
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page
-from snowfield.store.rows import ChainRow, TransferRow
-
-_SUBLISTS = {
-    "ERC-20": "erc20Transfers",
-    "ERC-721": "erc721Transfers",
-    "ERC-1155": "erc1155Transfers",
-}
+from snowfield.store.rows import ChainRow, InternalTxRow, TransferRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +50,27 @@ def _nft_ids(transfers: list[TransferRow]) -> list[tuple[str, int]]:
     return [(t.token, t.token_id) for t in transfers if t.token_id is not None]
 
 
-def _transactions(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
+def _transactions(db: Database, q: Listing) -> tuple[list[Any], Page[Any]]:
+    """Operation 5's page from the read model: one query, items embedded verbatim. A page
+    with a row whose documents are missing (see store/read_model.py) renders from the rows."""
+    page = queries.address_documents(
+        db,
+        q.chain_id,
+        q.address,
+        start_block=q.start,
+        end_block=q.end,
+        descending=q.descending,
+        after=q.after,
+        limit=q.size,
+    )
+    stored = [(n, s) for _, _, n, s in page.items if n is not None and s is not None]
+    if len(stored) == len(page.items):
+        return [documents.entry(native, sub) for native, sub in stored], page
+    return _rendered_transactions(db, q)
+
+
+def _rendered_transactions(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
+    """Operation 5's page rendered from the rows (what the documents hold, computed now)."""
     page = queries.address_transactions(
         db,
         q.chain_id,
@@ -78,23 +92,21 @@ def _transactions(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
         + [a for i in internals for a in (i.from_addr, i.to_addr)],
     )
     nfts = queries.nfts(db, q.chain_id, _nft_ids(transfers))
-    entries: dict[tuple[int, int], Json] = {}
-    for tx in page.items:
-        entries[(tx.block_number, tx.tx_index)] = {
-            "nativeTransaction": render.native_transaction(tx, names),
-            "erc20Transfers": [],
-            "erc721Transfers": [],
-            "erc1155Transfers": [],
-            "internalTransactions": [],
-        }
+    by_tx: dict[tuple[int, int], tuple[list[TransferRow], list[InternalTxRow]]] = {
+        key: ([], []) for key in keys
+    }
     for t in transfers:
-        sublist = entries[(t.block_number, t.tx_index)][_SUBLISTS[t.erc_type]]
-        sublist.append(render.transfer(t, names, nfts))
+        by_tx[(t.block_number, t.tx_index)][0].append(t)
     for i in internals:
-        entries[(i.block_number, i.tx_index)]["internalTransactions"].append(
-            render.internal_transaction(i, names)
-        )
-    return list(entries.values()), page
+        by_tx[(i.block_number, i.tx_index)][1].append(i)
+    items = [
+        {
+            "nativeTransaction": render.native_transaction(tx, names),
+            **documents.sublists(*by_tx[(tx.block_number, tx.tx_index)], names, nfts),
+        }
+        for tx in page.items
+    ]
+    return items, page
 
 
 def _transfers(db: Database, q: Listing, erc_type: str) -> tuple[list[Json], Page[Any]]:

@@ -1,174 +1,28 @@
-"""Store rows → the spec's JSON objects: camelCase, big numbers as strings, no null anywhere."""
+"""Store rows → the spec's JSON objects: camelCase, big numbers as strings, no null anywhere.
+A transaction's objects (operations 5 and 10) are rendered by `store.documents`, which also
+renders them ahead of time for operation 5's read model."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from snowfield.api.selectors import METHOD_NAMES
-from snowfield.store.rows import (
-    ChainRow,
-    ContractRow,
-    InternalTxRow,
-    NftRow,
-    TokenRow,
-    TransferRow,
-    TxRow,
+from snowfield.store.documents import (
+    ERC_TYPES,
+    Json,
+    Nfts,
+    Tokens,
+    erc721_token,
+    internal_transaction,
+    native_transaction,
+    put,
+    transfer,
 )
+from snowfield.store.rows import ChainRow, ContractRow, TokenRow, TransferRow
 
-Json = dict[str, Any]
-Tokens = Mapping[str, TokenRow]
-Nfts = Mapping[tuple[str, int], NftRow]
+__all__ = ["erc721_token", "internal_transaction", "native_transaction", "transfer"]
 
-ERC_TYPES = ("ERC-20", "ERC-721", "ERC-1155")
-INTERNAL_TX_TYPES = frozenset(
-    {"UNKNOWN", "CALL", "CREATE", "CREATE2", "CREATE3", "CALLCODE", "DELEGATECALL", "STATICCALL"}
-)
 FEATURES = ("nftIndexing", "webhooks", "teleporter")
-ZERO_ADDRESS = "0x" + "00" * 20
-# Keys of fetched NFT metadata JSON (ERC-721 metadata standard and OpenSea) → the spec's names.
-_NFT_FIELDS = (
-    ("name", ("name",)),
-    ("symbol", ("symbol",)),
-    ("imageUri", ("imageUri", "image")),
-    ("description", ("description",)),
-    ("animationUri", ("animationUri", "animation_url")),
-    ("externalUrl", ("externalUrl", "external_url")),
-    ("background", ("background", "background_color")),
-)
-
-
-def party(address: str, tokens: Tokens) -> Json:
-    """A from/to party: the address, plus token facts when the address is a known token."""
-    out: Json = {"address": address}
-    token = tokens.get(address)
-    if token is not None and token.erc_type in ERC_TYPES:
-        _put(out, name=token.name, symbol=token.symbol, decimals=token.decimals)
-    return out
-
-
-def _put(out: Json, **values: Any) -> None:
-    # Invariant: optional fields are omitted, never null (the clients reject null).
-    out.update({k: v for k, v in values.items() if v is not None})
-
-
-def method(tx: TxRow) -> Json:
-    if tx.to_addr is None:
-        return {
-            "callType": "CONTRACT_CREATION",
-            "methodHash": "",
-            "methodName": "Contract Creation",
-        }
-    if not tx.selector:
-        return {"callType": "NATIVE_TRANSFER", "methodHash": "", "methodName": "Native Transfer"}
-    out: Json = {"callType": "CONTRACT_CALL", "methodHash": tx.selector}
-    _put(out, methodName=METHOD_NAMES.get(tx.selector))
-    return out
-
-
-def native_transaction(tx: TxRow, tokens: Tokens) -> Json:
-    # A creation's `to` is the contract it created (the clients require a `to`).
-    to = tx.to_addr or tx.created or ZERO_ADDRESS
-    return {
-        "blockNumber": str(tx.block_number),
-        "blockTimestamp": tx.block_timestamp,
-        "blockHash": tx.block_hash,
-        "chainId": str(tx.chain_id),
-        "blockIndex": tx.tx_index,
-        "txHash": tx.hash,
-        "txStatus": "1" if tx.status else "0",
-        "txType": tx.tx_type,
-        "gasLimit": str(tx.gas_limit),
-        "gasUsed": str(tx.gas_used),
-        "gasPrice": str(tx.gas_price),
-        "nonce": str(tx.nonce),
-        "from": party(tx.from_addr, tokens),
-        "to": party(to, tokens),
-        "method": method(tx),
-        "value": str(tx.value),
-    }
-
-
-def _token_name(tokens: Tokens, address: str) -> tuple[str, str]:
-    token = tokens.get(address)
-    if token is None:
-        return "", ""
-    return token.name or "", token.symbol or ""
-
-
-def erc20_token(address: str, tokens: Tokens) -> Json:
-    name, symbol = _token_name(tokens, address)
-    token = tokens.get(address)
-    # ERC-20 `decimals()` is optional; wallets assume 18 when a token does not answer.
-    decimals = token.decimals if token is not None and token.decimals is not None else 18
-    return {
-        "address": address,
-        "name": name,
-        "symbol": symbol,
-        "decimals": decimals,
-        "ercType": "ERC-20",
-    }
-
-
-def nft_metadata(nft: NftRow | None, erc_type: str) -> Json:
-    if nft is None:
-        return {"indexStatus": "unindexed"}
-    out: Json = {"indexStatus": nft.index_status}
-    _put(out, metadataLastUpdatedTimestamp=nft.metadata_updated)
-    for name, keys in _NFT_FIELDS:
-        value = next((nft.metadata[k] for k in keys if k in nft.metadata), None)
-        if isinstance(value, str):
-            out[name] = value
-    extra = "attributes" if erc_type == "ERC-721" else "properties"
-    if extra in nft.metadata and nft.metadata[extra] is not None:
-        value = nft.metadata[extra]
-        out[extra] = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    if erc_type == "ERC-1155" and isinstance(nft.metadata.get("decimals"), int):
-        out["decimals"] = nft.metadata["decimals"]
-    return out
-
-
-def erc721_token(token: str, token_id: int, tokens: Tokens, nft: NftRow | None) -> Json:
-    name, symbol = _token_name(tokens, token)
-    return {
-        "address": token,
-        "name": name,
-        "symbol": symbol,
-        "ercType": "ERC-721",
-        "tokenId": str(token_id),
-        "tokenUri": nft.token_uri if nft is not None else "",
-        "metadata": nft_metadata(nft, "ERC-721"),
-    }
-
-
-def erc1155_token(token: str, token_id: int, nft: NftRow | None) -> Json:
-    return {
-        "address": token,
-        "ercType": "ERC-1155",
-        "tokenId": str(token_id),
-        "tokenUri": nft.token_uri if nft is not None else "",
-        "metadata": nft_metadata(nft, "ERC-1155"),
-    }
-
-
-def transfer(t: TransferRow, tokens: Tokens, nfts: Nfts) -> Json:
-    """A transfer as the sub-list entries of operation 5 show it (no block fields)."""
-    out: Json = {
-        "from": party(t.from_addr, tokens),
-        "to": party(t.to_addr, tokens),
-        "logIndex": t.log_index,
-    }
-    token_id = t.token_id if t.token_id is not None else 0
-    if t.erc_type == "ERC-20":
-        out.update(value=str(t.value), erc20Token=erc20_token(t.token, tokens))
-    elif t.erc_type == "ERC-721":
-        nft = nfts.get((t.token, token_id))
-        out["erc721Token"] = erc721_token(t.token, token_id, tokens, nft)
-    else:
-        nft = nfts.get((t.token, token_id))
-        out.update(value=str(t.value), erc1155Token=erc1155_token(t.token, token_id, nft))
-    return out
 
 
 def listed_transfer(t: TransferRow, block_hash: str, tokens: Tokens, nfts: Nfts) -> Json:
@@ -182,18 +36,6 @@ def listed_transfer(t: TransferRow, block_hash: str, tokens: Tokens, nfts: Nfts)
     }
 
 
-def internal_transaction(i: InternalTxRow, tokens: Tokens) -> Json:
-    return {
-        "from": party(i.from_addr, tokens),
-        "to": party(i.to_addr, tokens),
-        "internalTxType": i.call_type if i.call_type in INTERNAL_TX_TYPES else "UNKNOWN",
-        "value": str(i.value),
-        "isReverted": i.reverted,
-        "gasUsed": str(i.gas_used),
-        "gasLimit": str(i.gas_limit),
-    }
-
-
 def contract_metadata(
     address: str,
     contract: ContractRow | None,
@@ -204,12 +46,12 @@ def contract_metadata(
     erc_type = token.erc_type if token is not None and token.erc_type in ERC_TYPES else "UNKNOWN"
     out: Json = {"address": address, "ercType": erc_type}
     if token is not None:
-        _put(out, name=token.name, symbol=token.symbol)
+        put(out, name=token.name, symbol=token.symbol)
         if erc_type == "ERC-20":
             out["decimals"] = token.decimals if token.decimals is not None else 18
     if contract is not None:
         details: Json = {"txHash": contract.tx_hash, "deployerAddress": contract.deployer}
-        _put(details, deployerContractAddress=contract.factory)
+        put(details, deployerContractAddress=contract.factory)
         out["deploymentDetails"] = details
     out.update(curated or {})
     return out
@@ -217,7 +59,7 @@ def contract_metadata(
 
 def chain(c: ChainRow) -> Json:
     token: Json = {"name": c.token_name, "symbol": c.token_symbol, "decimals": c.token_decimals}
-    _put(token, logoUri=c.token_logo)
+    put(token, logoUri=c.token_logo)
     out: Json = {
         "chainId": str(c.chain_id),
         "status": "OK",
@@ -230,7 +72,7 @@ def chain(c: ChainRow) -> Json:
         "private": c.private,
         "enabledFeatures": [f for f in c.features if f in FEATURES],
     }
-    _put(
+    put(
         out,
         platformChainId=c.blockchain_id,
         subnetId=c.subnet_id,
@@ -252,5 +94,5 @@ def native_balance(c: ChainRow, balance: int | None) -> Json:
         "chainId": str(c.chain_id),
         "balance": str(balance or 0),
     }
-    _put(out, logoUri=c.token_logo)
+    put(out, logoUri=c.token_logo)
     return out

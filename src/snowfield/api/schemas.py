@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from snowfield.api.render import ERC_TYPES, FEATURES, INTERNAL_TX_TYPES
+from snowfield.api.render import FEATURES
 from snowfield.store.curation import RESOURCE_LINK_TYPES
+from snowfield.store.documents import ERC_TYPES, INTERNAL_TX_TYPES
 
 Schema = dict[str, Any]
 

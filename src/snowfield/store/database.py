@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from snowfield.errors import InvalidParams, Unavailable
-from snowfield.store.schema import SCHEMA_VERSION, TABLES
+from snowfield.store.schema import SCHEMA_VERSION, TABLES, UPGRADES
 
 Params = Sequence[Any]
 
@@ -179,6 +179,13 @@ class Database:
             w.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
                 ("schema_version", str(SCHEMA_VERSION)),
+            )
+            stored = int(w.query("SELECT value FROM meta WHERE key = 'schema_version'")[0][0])
+            for version in range(stored + 1, SCHEMA_VERSION + 1):
+                for ddl in UPGRADES.get(version, ()):
+                    w.execute(ddl)
+            w.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
             )
             w.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",

@@ -217,6 +217,32 @@ def address_transactions(
     return page_of([_tx(r) for r in rows], limit, lambda t: (t.block_number, t.tx_index))
 
 
+def address_documents(
+    db: Database,
+    chain_id: int,
+    address: str,
+    *,
+    start_block: int | None,
+    end_block: int | None,
+    descending: bool,
+    after: Key | None,
+    limit: int,
+) -> Page[tuple[int, int, str | None, str | None]]:
+    """The page `address_transactions` would give, as (block, tx index, nativeTransaction
+    document, sub-lists document) from operation 5's read model (store/read_model.py)."""
+    rng, rng_p = _range("a.block_number", start_block, end_block)
+    ks, ks_p = _keyset("a.block_number, a.tx_index", descending, after)
+    rows = db.query(
+        "SELECT a.block_number, a.tx_index, t.document, a.document FROM address_txs a"
+        " JOIN transactions t ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
+        " AND t.tx_index = a.tx_index"
+        f" WHERE a.chain_id = ? AND a.address = ?{rng}{ks}"
+        f"{_order('a.block_number, a.tx_index', descending)} LIMIT ?",
+        [chain_id, address, *rng_p, *ks_p, limit + 1],
+    )
+    return page_of(rows, limit, lambda r: (r[0], r[1]))
+
+
 def transfers_in_txs(
     db: Database, chain_id: int, address: str, txs: Sequence[tuple[int, int]]
 ) -> list[TransferRow]:

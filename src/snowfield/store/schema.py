@@ -8,7 +8,7 @@ so that an unwind is `DELETE ... WHERE block_number >= h`.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TABLES: tuple[str, ...] = (
     # Key/value facts of the store itself: schema version, the page-token signing secret.
@@ -53,6 +53,8 @@ TABLES: tuple[str, ...] = (
         miner TEXT NOT NULL,
         PRIMARY KEY (chain_id, number))""",
     "CREATE UNIQUE INDEX IF NOT EXISTS blocks_by_hash ON blocks (chain_id, hash)",
+    # `document`: operation 5's nativeTransaction rendered at write time, NULL = render from
+    # the row (store/read_model.py).
     """CREATE TABLE IF NOT EXISTS transactions (
         chain_id BIGINT NOT NULL,
         block_number BIGINT NOT NULL,
@@ -71,6 +73,7 @@ TABLES: tuple[str, ...] = (
         status SMALLINT NOT NULL,
         selector TEXT NOT NULL,
         created TEXT,
+        document TEXT,
         PRIMARY KEY (chain_id, block_number, tx_index))""",
     "CREATE UNIQUE INDEX IF NOT EXISTS transactions_by_hash ON transactions (chain_id, hash)",
     # ERC-20/721/1155 transfers; batch_index numbers the ids of one TransferBatch log.
@@ -114,12 +117,15 @@ TABLES: tuple[str, ...] = (
         gas_used BIGINT NOT NULL,
         reverted SMALLINT NOT NULL,
         PRIMARY KEY (chain_id, block_number, tx_index, trace_index))""",
-    # Which transactions involve an address, in any role (operation 5's keyset).
+    # Which transactions involve an address, in any role (operation 5's keyset). `document`:
+    # the transaction's sub-lists limited to the address, "" when all are empty, NULL = render
+    # from the rows (store/read_model.py).
     """CREATE TABLE IF NOT EXISTS address_txs (
         chain_id BIGINT NOT NULL,
         address TEXT NOT NULL,
         block_number BIGINT NOT NULL,
         tx_index BIGINT NOT NULL,
+        document TEXT,
         PRIMARY KEY (chain_id, address, block_number, tx_index))""",
     "CREATE INDEX IF NOT EXISTS address_txs_by_block ON address_txs (chain_id, block_number)",
     """CREATE TABLE IF NOT EXISTS contracts (
@@ -247,3 +253,12 @@ TABLES: tuple[str, ...] = (
         cursor BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS metric_page_tokens_by_age ON metric_page_tokens (created)",
 )
+
+# Statements that bring a store written by an older schema up to the next version; a new
+# store gets the current DDL above and never runs them.
+UPGRADES: dict[int, tuple[str, ...]] = {
+    2: (
+        "ALTER TABLE transactions ADD COLUMN document TEXT",
+        "ALTER TABLE address_txs ADD COLUMN document TEXT",
+    ),
+}

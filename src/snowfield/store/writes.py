@@ -12,6 +12,8 @@ import orjson
 
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
+from snowfield.store.documents import ERC_TYPES
+from snowfield.store.read_model import BatchDocuments, batch_documents, forget_naming
 from snowfield.store.rollups import Rollups
 from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
 
@@ -127,12 +129,16 @@ def write_batch(
     `rollups` (the indexer's rollup math) the metrics rollups move in the same transaction."""
     if not bundles:
         return
+    documents = batch_documents(db, chain_id, bundles, tokens, nfts)  # reads only
+    named = {t.address for t in tokens if t.erc_type in ERC_TYPES}
+    new_tokens = sorted(named - known_tokens(db, chain_id, named))
     with db.transaction() as w:
         if rollups is not None:
             rollup_tables.add_batch(w, chain_id, bundles, rollups, int(clock()))
-        _insert_rows(w, bundles)
+        _insert_rows(w, bundles, documents)
         _insert_balances(w, [b for bundle in bundles for b in bundle.balances])
         _insert_tokens(w, tokens)
+        forget_naming(w, chain_id, new_tokens, bundles[0].block.number)
         _insert_nfts(w, nfts)
         _move_owners(w, chain_id, [t for b in bundles for t in b.transfers])
         last = bundles[-1].block
@@ -143,7 +149,7 @@ def write_batch(
         )
 
 
-def _insert_rows(w: Writer, bundles: Sequence[BlockBundle]) -> None:
+def _insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocuments) -> None:
     w.executemany(
         "INSERT INTO blocks (chain_id, number, hash, parent_hash, timestamp, gas_used, gas_limit,"
         " base_fee, tx_count, miner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -167,8 +173,8 @@ def _insert_rows(w: Writer, bundles: Sequence[BlockBundle]) -> None:
     w.executemany(
         "INSERT INTO transactions (chain_id, block_number, tx_index, hash, block_hash,"
         " block_timestamp, from_addr, to_addr, value, nonce, gas_limit, gas_used, gas_price,"
-        " tx_type, status, selector, created) VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " tx_type, status, selector, created, document) VALUES"
+        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (chain_id, block_number, tx_index) DO NOTHING",
         [
             (
@@ -189,6 +195,7 @@ def _insert_rows(w: Writer, bundles: Sequence[BlockBundle]) -> None:
                 t.status,
                 t.selector,
                 t.created,
+                documents.native[(t.block_number, t.tx_index)],
             )
             for bundle in bundles
             for t in bundle.txs
@@ -263,10 +270,17 @@ def _insert_rows(w: Writer, bundles: Sequence[BlockBundle]) -> None:
         ],
     )
     w.executemany(
-        "INSERT INTO address_txs (chain_id, address, block_number, tx_index) VALUES (?, ?, ?, ?)"
+        "INSERT INTO address_txs (chain_id, address, block_number, tx_index, document)"
+        " VALUES (?, ?, ?, ?, ?)"
         " ON CONFLICT (chain_id, address, block_number, tx_index) DO NOTHING",
         [
-            (bundle.block.chain_id, address, bundle.block.number, tx_index)
+            (
+                bundle.block.chain_id,
+                address,
+                bundle.block.number,
+                tx_index,
+                documents.sub[(bundle.block.number, address, tx_index)],
+            )
             for bundle in bundles
             for address, tx_index in bundle.activity
         ],
@@ -354,6 +368,11 @@ def unwind(
     rebuilt from the blocks that remain, in the same transaction."""
     with db.transaction() as w:
         since = rollup_tables.forget_from(w, chain_id, height)
+        # Earlier documents that name a token about to be removed were rendered with its facts.
+        leaving = w.query(
+            "SELECT address FROM tokens WHERE chain_id = ? AND first_block >= ?", (chain_id, height)
+        )
+        forget_naming(w, chain_id, [r[0] for r in leaving], height)
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)

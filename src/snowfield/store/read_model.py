@@ -1,0 +1,109 @@
+"""Operation 5's read model: the documents `write_batch` stores beside the rows it writes.
+
+`transactions.document` holds a transaction's `nativeTransaction`; `address_txs.document` the
+sub-lists of that transaction limited to that address ("" when all are empty). They are
+rendered from the same rows and token facts the service would read, so a page is one query.
+NULL means "render from the rows": rows written before schema 2, and rows that name a token
+whose facts arrived after them (`forget_naming`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from snowfield.store import documents, queries
+from snowfield.store.database import Database, Writer
+from snowfield.store.rows import BlockBundle, InternalTxRow, NftRow, TokenRow, TransferRow
+
+_CHUNK = 500  # bound on the parameters of one lookup
+
+
+@dataclass(frozen=True, slots=True)
+class BatchDocuments:
+    native: dict[tuple[int, int], str]  # (block, tx index) -> nativeTransaction
+    sub: dict[tuple[int, str, int], str]  # (block, address, tx index) -> sub-lists or ""
+
+
+def batch_documents(
+    db: Database,
+    chain_id: int,
+    bundles: Sequence[BlockBundle],
+    tokens: Sequence[TokenRow],
+    nfts: Sequence[NftRow],
+) -> BatchDocuments:
+    """Documents of every transaction and (address, transaction) pair of the batch, with the
+    token and NFT facts known once the batch is written (its own, then the stored ones)."""
+    known = _tokens(db, chain_id, _named(bundles))
+    known.update((t.address, t) for t in tokens)
+    items = _nfts(db, chain_id, _nft_ids(bundles))
+    items.update(((n.token, n.token_id), n) for n in nfts)
+    out = BatchDocuments({}, {})
+    for bundle in bundles:
+        number = bundle.block.number
+        for tx in bundle.txs:
+            out.native[(number, tx.tx_index)] = documents.native_document(tx, known)
+        transfers: dict[int, list[TransferRow]] = {}
+        internals: dict[int, list[InternalTxRow]] = {}
+        for t in bundle.transfers:
+            transfers.setdefault(t.tx_index, []).append(t)
+        for i in bundle.internal_txs:
+            internals.setdefault(i.tx_index, []).append(i)
+        for address, index in bundle.activity:
+            mine = documents.involving(address, transfers.get(index, ()))
+            calls = documents.involving(address, internals.get(index, ()))
+            doc = documents.sublists_document(mine, calls, known, items)
+            out.sub[(number, address, index)] = doc
+    return out
+
+
+def forget_naming(w: Writer, chain_id: int, addresses: Iterable[str], before: int) -> None:
+    """Clears the documents of transactions below block `before` that involve these addresses:
+    they were rendered without the token facts now written (a contract funded before it was
+    deployed), so they fall back to rendering from the rows."""
+    for address in addresses:
+        involved = (
+            "(block_number, tx_index) IN (SELECT block_number, tx_index FROM address_txs"
+            " WHERE chain_id = ? AND address = ? AND block_number < ?)"
+        )
+        params = (chain_id, chain_id, address, before)
+        w.execute(
+            f"UPDATE transactions SET document = NULL WHERE chain_id = ? AND {involved}", params
+        )
+        w.execute(
+            f"UPDATE address_txs SET document = NULL WHERE chain_id = ? AND {involved}", params
+        )
+
+
+def _named(bundles: Sequence[BlockBundle]) -> set[str]:
+    """Every address a document of the batch may name."""
+    named: set[str] = set()
+    for bundle in bundles:
+        for tx in bundle.txs:
+            named.update(a for a in (tx.from_addr, tx.to_addr, tx.created) if a)
+        for t in bundle.transfers:
+            named.update((t.from_addr, t.to_addr, t.token))
+        for i in bundle.internal_txs:
+            named.update((i.from_addr, i.to_addr))
+    return named
+
+
+def _nft_ids(bundles: Sequence[BlockBundle]) -> set[tuple[str, int]]:
+    return {(t.token, t.token_id) for b in bundles for t in b.transfers if t.token_id is not None}
+
+
+def _tokens(db: Database, chain_id: int, addresses: Iterable[str]) -> dict[str, TokenRow]:
+    found: dict[str, TokenRow] = {}
+    ordered = sorted(addresses)
+    for i in range(0, len(ordered), _CHUNK):
+        found.update(queries.tokens(db, chain_id, ordered[i : i + _CHUNK]))
+    return found
+
+
+def _nfts(
+    db: Database, chain_id: int, ids: Iterable[tuple[str, int]]
+) -> dict[tuple[str, int], NftRow]:
+    found: dict[tuple[str, int], NftRow] = {}
+    ordered = sorted(ids)
+    for i in range(0, len(ordered), _CHUNK):
+        found.update(queries.nfts(db, chain_id, ordered[i : i + _CHUNK]))
+    return found
