@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Match, Route
-from starlette.types import ASGIApp, Scope
+import orjson
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from snowfield.api import addresses, blocks, chains, contracts
-from snowfield.api.errors import error_response
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Operation, Services, endpoint
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
-from snowfield.api.responses import JsonResponse
+from snowfield.api.responses import send_json
+from snowfield.api.router import Router
+from snowfield.api.routes import RouteSpec, RouteTable
 from snowfield.api.telemetry import Telemetry
 from snowfield.errors import Unavailable
 from snowfield.store.database import Database
@@ -32,11 +27,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *blocks.OPERATIONS,
 )
 VERSION = "1.0.0"
-_UNMATCHED_WEIGHT = 1  # unknown routes and the OpenAPI document still count against the limit
-
-
-async def _http_error(request: Request, exc: Exception) -> Response:
-    return error_response(exc)
+_UNMATCHED_WEIGHT = 1
 
 
 def create_data_app(
@@ -51,37 +42,30 @@ def create_data_app(
     if secret is None:
         raise Unavailable("the database has no page-token secret: run its migration first")
     services = Services(db, PageTokens(secret), ChainCache(db))
-    routes = [Route(op.path, endpoint(op, services), methods=["GET"]) for op in operations]
-    document = openapi_document(operations, title="snowfield data API", version=VERSION)
-
-    async def openapi(request: Request) -> Response:
-        return JsonResponse(document)
-
-    weighted = [(route, op.weight) for route, op in zip(routes, operations, strict=True)]
-
-    def weight(scope: Scope) -> int:
-        for route, units in weighted:
-            if route.matches(scope)[0] is Match.FULL:
-                return units
-        return _UNMATCHED_WEIGHT
-
-    def route_of(scope: Scope) -> str:
-        for route, _ in weighted:
-            if route.matches(scope)[0] is Match.FULL:
-                return route.path
-        return "/openapi.json" if scope["path"] == "/openapi.json" else "(unmatched)"
-
-    chosen = limiter if limiter is not None else MemoryLimiter()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
-        yield
-        await chosen.close()
-
-    app = Starlette(
-        routes=[*routes, Route("/openapi.json", openapi, methods=["GET"])],
-        exception_handlers={HTTPException: _http_error},
-        lifespan=lifespan,
+    document = orjson.dumps(
+        openapi_document(operations, title="snowfield data API", version=VERSION)
     )
-    gated = Gate(app, db=db, limiter=chosen, policy=policy or RatePolicy(), weight=weight)
-    return Telemetry(gated, service="data", route_of=route_of)
+
+    async def openapi(scope: Scope, receive: Receive, send: Send, path: dict[str, str]) -> None:
+        await send_json(scope, send, document)
+
+    # The OpenAPI document and unknown routes still count against the limit.
+    table = RouteTable(
+        [*(RouteSpec(op.path, op.weight) for op in operations),
+         RouteSpec("/openapi.json", _UNMATCHED_WEIGHT)],
+        unmatched_weight=_UNMATCHED_WEIGHT,
+    )  # fmt: skip
+    chosen = limiter if limiter is not None else MemoryLimiter()
+    router = Router(
+        table,
+        [*(endpoint(op, services) for op in operations), openapi],
+        on_shutdown=chosen.close,
+    )
+    gated = Gate(
+        router,
+        db=db,
+        limiter=chosen,
+        policy=policy or RatePolicy(),
+        weight=lambda scope: table.resolve(scope).weight,
+    )
+    return Telemetry(gated, service="data", route_of=lambda scope: table.resolve(scope).label)

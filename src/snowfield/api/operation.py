@@ -6,14 +6,16 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
+from urllib.parse import parse_qsl
 
+import orjson
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from snowfield.api.errors import error_response
 from snowfield.api.params import Param, parse_all
-from snowfield.api.responses import JsonResponse
+from snowfield.api.responses import send_json
+from snowfield.api.router import Endpoint
 from snowfield.errors import Forbidden, NotFound
 from snowfield.store import queries
 from snowfield.store.database import Database
@@ -124,16 +126,19 @@ class Context:
         return {"nextPageToken": self._tokens.encode(self._scope, page.next_key)}
 
 
-def endpoint(op: Operation, services: Services) -> Callable[[Request], Awaitable[Response]]:
-    """The Starlette endpoint of `op`: parse, handle, render; every failure in the error shape."""
+def endpoint(op: Operation, services: Services) -> Endpoint:
+    """The endpoint of `op`: parse, handle, render; every failure in the error shape."""
 
-    async def serve(request: Request) -> Response:
+    async def serve(scope: Scope, receive: Receive, send: Send, path: dict[str, str]) -> None:
         try:
-            args = parse_all(op.params, request.path_params, request.query_params)
-            key = request.scope.get("state", {}).get(API_KEY_STATE)
+            # As Starlette's QueryParams reads it: latin-1, blanks kept, the last repeat wins.
+            query = dict(parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True))
+            args = parse_all(op.params, path, query)
+            key = scope.get("state", {}).get(API_KEY_STATE)
             body = await op.handler(Context(services, op, args, key))
         except Exception as exc:
-            return error_response(exc)
-        return JsonResponse(body)
+            await error_response(exc)(scope, receive, send)
+            return
+        await send_json(scope, send, orjson.dumps(body))
 
     return serve
