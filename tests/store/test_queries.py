@@ -241,3 +241,20 @@ def test_curated_metadata_validation_and_storage(db: Database) -> None:
     for value, where in bad:
         with pytest.raises(InvalidParams, match=where.replace("[", r"\[").replace("]", r"\]")):
             curation.parse_curated(value)
+
+
+def test_a_read_past_its_time_limit_is_aborted(tmp_path: Path) -> None:
+    from snowfield.errors import Unavailable
+
+    db = Database(str(tmp_path / "slow.db"), query_timeout=0.05)
+    db.migrate()
+    endless = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000000)"
+        " SELECT COUNT(*) FROM n"
+    )
+    try:
+        with pytest.raises(Unavailable, match="too long"):
+            db.query(endless)
+        assert db.query("SELECT 1") == [(1,)]  # the connection stays usable, limit lifted
+    finally:
+        db.close()

@@ -181,14 +181,13 @@ class _RateGate:
         except Exception as exc:
             await metrics_error(exc)(scope, receive, send)
             return
-        headers = decision.headers()
         if not decision.allowed:
             refused = RateLimited("rate limit exceeded", retry_after=decision.reset)
             response = metrics_error(refused)
-            response.headers.update(headers)
+            response.headers.update(decision.headers())
             await response(scope, receive, send)
             return
-        await self.app(scope, receive, sending_headers(send, headers))
+        await self.app(scope, receive, sending_headers(send, decision.raw_headers()))
 
 
 def create_metrics_app(

@@ -28,12 +28,16 @@ class Decision:
     window: int
 
     def headers(self) -> dict[str, str]:
-        return {
-            "ratelimit-limit": str(self.limit),
-            "ratelimit-remaining": str(self.remaining),
-            "ratelimit-reset": str(max(1, math.ceil(self.reset))),
-            "ratelimit-policy": f"{self.limit};w={self.window}",
-        }
+        return {k.decode(): v.decode() for k, v in self.raw_headers()}
+
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """The rate-limit headers as ASGI sends them (every response carries them)."""
+        return [
+            (b"ratelimit-limit", b"%d" % self.limit),
+            (b"ratelimit-remaining", b"%d" % self.remaining),
+            (b"ratelimit-reset", b"%d" % max(1, math.ceil(self.reset))),
+            (b"ratelimit-policy", b"%d;w=%d" % (self.limit, self.window)),
+        ]
 
 
 class Limiter(Protocol):
@@ -109,9 +113,8 @@ class RedisLimiter:
         await self._redis.aclose()
 
 
-def sending_headers(send: Send, headers: dict[str, str]) -> Send:
-    """`send` that adds `headers` (a decision's rate-limit headers) to the response start."""
-    extra = [(k.encode(), v.encode()) for k, v in headers.items()]
+def sending_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
+    """`send` that adds `extra` (a decision's rate-limit headers) to the response start."""
 
     async def send_with_headers(message: Message) -> None:
         if message["type"] == "http.response.start":

@@ -129,9 +129,24 @@ class Database:
     def query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         """Rows of one read-only statement, aborted after `query_timeout` seconds."""
         conn = self._connection()
-        with self._time_limit(conn):
-            cur = conn.execute(self._sql(sql), tuple(params))
-            return [tuple(r) for r in cur.fetchall()]
+        if self.dialect == "sqlite":
+            return self._sqlite_query(conn, sql, params)
+        return [tuple(r) for r in conn.execute(_to_pyformat(sql), tuple(params)).fetchall()]
+
+    def _sqlite_query(
+        self, conn: sqlite3.Connection, sql: str, params: Params
+    ) -> list[tuple[Any, ...]]:
+        # The time limit inlined (no context manager): this runs for every API read.
+        deadline = time.monotonic() + self.query_timeout
+        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc):
+                raise Unavailable("query took too long") from exc
+            raise
+        finally:
+            conn.set_progress_handler(None, 0)
 
     def query_one(self, sql: str, params: Params = ()) -> tuple[Any, ...] | None:
         rows = self.query(sql, params)
@@ -152,22 +167,6 @@ class Database:
         else:
             with conn.transaction():
                 yield Writer(self, conn)
-
-    @contextlib.contextmanager
-    def _time_limit(self, conn: Any) -> Iterator[None]:
-        if self.dialect != "sqlite":
-            yield
-            return
-        deadline = time.monotonic() + self.query_timeout
-        conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            if "interrupted" in str(exc):
-                raise Unavailable("query took too long") from exc
-            raise
-        finally:
-            conn.set_progress_handler(None, 0)
 
     # -- schema ------------------------------------------------------------------------------
 

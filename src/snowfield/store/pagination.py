@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import hmac
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ T = TypeVar("T")
 Key = tuple[int | str, ...]
 Scope = Mapping[str, object]
 
-TOKEN_VERSION = 1
+TOKEN_VERSION = 2  # 2: the scope is in the MAC only (1 also carried its digest)
 _MAC_BYTES = 16  # 128-bit tag: forging needs 2^128 tries; halves the token length
 
 
@@ -56,16 +55,16 @@ class PageTokens:
     def __init__(self, secret: str | bytes) -> None:
         self._secret = secret.encode() if isinstance(secret, str) else secret
 
-    def _scope_digest(self, scope: Scope) -> str:
-        canonical = orjson.dumps(dict(scope), option=orjson.OPT_SORT_KEYS)
-        return _b64(hashlib.sha256(canonical).digest()[:12])
-
-    def _mac(self, body: bytes) -> bytes:
-        return hmac.new(self._secret, body, hashlib.sha256).digest()[:_MAC_BYTES]
+    def _mac(self, scope: Scope, body: bytes) -> bytes:
+        # The query's scope is signed with the position but not carried: a token presented
+        # with any other scope fails like an altered one.
+        plain = scope if isinstance(scope, dict) else dict(scope)
+        canonical = orjson.dumps(plain, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+        return hmac.digest(self._secret, canonical + b"\n" + body, "sha256")[:_MAC_BYTES]
 
     def encode(self, scope: Scope, key: Key) -> str:
-        body = orjson.dumps([TOKEN_VERSION, self._scope_digest(scope), list(key)])
-        return f"{_b64(body)}.{_b64(self._mac(body))}"
+        body = orjson.dumps([TOKEN_VERSION, *key])
+        return f"{_b64(body)}.{_b64(self._mac(scope, body))}"
 
     def decode(self, token: str, scope: Scope) -> Key:
         """The keyset position inside `token`; InvalidParams naming `pageToken` otherwise."""
@@ -74,9 +73,9 @@ class PageTokens:
             body, mac = _unb64(body_text), _unb64(mac_text)
         except (binascii.Error, ValueError):
             raise InvalidParams("pageToken is malformed") from None
-        if not hmac.compare_digest(mac, self._mac(body)):
-            raise InvalidParams("pageToken is invalid or was altered")
-        version, digest, key = orjson.loads(body)
-        if version != TOKEN_VERSION or digest != self._scope_digest(scope):
-            raise InvalidParams("pageToken belongs to a different query")
+        if not hmac.compare_digest(mac, self._mac(scope, body)):
+            raise InvalidParams("pageToken is invalid: altered, or from another query")
+        version, *key = orjson.loads(body)
+        if version != TOKEN_VERSION:
+            raise InvalidParams("pageToken is of an older version; start from the first page")
         return tuple(key)

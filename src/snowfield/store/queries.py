@@ -7,6 +7,7 @@ Rows come back as the dataclasses of `store.rows`, with decimal TEXT turned back
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -231,16 +232,22 @@ def address_documents(
     """The page `address_transactions` would give, as (block, tx index, nativeTransaction
     document, sub-lists document) from operation 5's read model (store/read_model.py)."""
     rng, rng_p = _range("a.block_number", start_block, end_block)
-    ks, ks_p = _keyset("a.block_number, a.tx_index", descending, after)
-    rows = db.query(
+    sql = _documents_sql(rng, after is not None, descending)
+    rows = db.query(sql, [chain_id, address, *rng_p, *(after or ()), limit + 1])
+    return page_of(rows, limit, lambda r: (r[0], r[1]))
+
+
+@functools.lru_cache(maxsize=16)
+def _documents_sql(rng: str, paged: bool, descending: bool) -> str:
+    """Built once per shape: this is the service's hottest read."""
+    ks = _keyset("a.block_number, a.tx_index", descending, (0, 0) if paged else None)[0]
+    return (
         "SELECT a.block_number, a.tx_index, t.document, a.document FROM address_txs a"
         " JOIN transactions t ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
         " AND t.tx_index = a.tx_index"
         f" WHERE a.chain_id = ? AND a.address = ?{rng}{ks}"
-        f"{_order('a.block_number, a.tx_index', descending)} LIMIT ?",
-        [chain_id, address, *rng_p, *ks_p, limit + 1],
+        f"{_order('a.block_number, a.tx_index', descending)} LIMIT ?"
     )
-    return page_of(rows, limit, lambda r: (r[0], r[1]))
 
 
 def transfers_in_txs(
