@@ -5,19 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import orjson
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Scope, Send
 
 from snowfield.api import addresses, blocks, chains, contracts
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Operation, Services, endpoint
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
-from snowfield.api.responses import send_json
+from snowfield.api.responses import Headers, send_json
 from snowfield.api.router import Router
 from snowfield.api.routes import RouteSpec, RouteTable
-from snowfield.api.telemetry import Telemetry
+from snowfield.api.telemetry import Recorder
 from snowfield.errors import Unavailable
 from snowfield.store.database import Database
+from snowfield.store.keys import ApiKey
 from snowfield.store.pagination import PageTokens
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -46,8 +47,10 @@ def create_data_app(
         openapi_document(operations, title="snowfield data API", version=VERSION)
     )
 
-    async def openapi(scope: Scope, receive: Receive, send: Send, path: dict[str, str]) -> None:
-        await send_json(scope, send, document)
+    async def openapi(
+        scope: Scope, send: Send, path: dict[str, str], key: ApiKey | None, headers: Headers
+    ) -> int:
+        return await send_json(scope, send, document, 200, headers)
 
     # The OpenAPI document and unknown routes still count against the limit.
     table = RouteTable(
@@ -56,16 +59,10 @@ def create_data_app(
         unmatched_weight=_UNMATCHED_WEIGHT,
     )  # fmt: skip
     chosen = limiter if limiter is not None else MemoryLimiter()
-    router = Router(
+    return Router(
         table,
         [*(endpoint(op, services) for op in operations), openapi],
+        gate=Gate(db=db, limiter=chosen, policy=policy or RatePolicy()),
+        recorder=Recorder("data"),
         on_shutdown=chosen.close,
     )
-    gated = Gate(
-        router,
-        db=db,
-        limiter=chosen,
-        policy=policy or RatePolicy(),
-        weight=lambda scope: table.resolve(scope).weight,
-    )
-    return Telemetry(gated, service="data", route_of=lambda scope: table.resolve(scope).label)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from http import HTTPStatus
 
+import orjson
 from starlette.exceptions import HTTPException
+from starlette.types import Scope, Send
 
 from snowfield import errors
-from snowfield.api.responses import JsonResponse
+from snowfield.api.responses import JsonResponse, send_json
 
 log = logging.getLogger("snowfield.api")
 
@@ -46,8 +49,8 @@ def error_body(status: int, message: str) -> dict[str, object]:
     return {"message": message, "statusCode": status, "error": HTTPStatus(status).phrase}
 
 
-def error_response(exc: BaseException, headers: dict[str, str] | None = None) -> JsonResponse:
-    """The response reporting `exc`; unexpected exceptions are logged and answer 500."""
+def _describe(exc: BaseException) -> tuple[int, str, dict[str, str]]:
+    """Status, message and extra headers reporting `exc`; unexpected exceptions are logged."""
     status = status_of(exc)
     if isinstance(exc, errors.SnowfieldError) and status != 500:
         message = exc.message
@@ -56,7 +59,25 @@ def error_response(exc: BaseException, headers: dict[str, str] | None = None) ->
     else:
         log.error("unhandled error", exc_info=exc)
         message = "internal server error"
-    extra = dict(headers or {})
+    extra: dict[str, str] = {}
     if isinstance(exc, errors.RateLimited):
         extra["retry-after"] = str(max(1, math.ceil(exc.retry_after)))
-    return JsonResponse(error_body(status, message), status_code=status, headers=extra)
+    return status, message, extra
+
+
+def error_response(exc: BaseException, headers: dict[str, str] | None = None) -> JsonResponse:
+    """The response reporting `exc` (an unexpected exception answers 500)."""
+    status, message, extra = _describe(exc)
+    return JsonResponse(
+        error_body(status, message), status_code=status, headers={**(headers or {}), **extra}
+    )
+
+
+async def send_error(
+    scope: Scope, send: Send, exc: BaseException, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> int:
+    """Answers with the error body reporting `exc`; returns the status sent."""
+    status, message, extra = _describe(exc)
+    more = [*headers, *((k.encode(), v.encode()) for k, v in extra.items())]
+    body = orjson.dumps(error_body(status, message))
+    return await send_json(scope, send, body, status, more)

@@ -10,12 +10,11 @@ from urllib.parse import parse_qsl
 
 import orjson
 from starlette.concurrency import run_in_threadpool
-from starlette.types import Receive, Scope, Send
+from starlette.types import Scope, Send
 
-from snowfield.api.errors import error_response
+from snowfield.api.errors import send_error
 from snowfield.api.params import Param, parse_all
-from snowfield.api.responses import send_json
-from snowfield.api.router import Endpoint
+from snowfield.api.responses import Endpoint, Headers, send_json
 from snowfield.errors import Forbidden, NotFound
 from snowfield.store import queries
 from snowfield.store.database import Database
@@ -27,7 +26,6 @@ P = ParamSpec("P")
 T = TypeVar("T")
 Json = dict[str, Any]
 Handler = Callable[["Context"], Awaitable[Json]]
-API_KEY_STATE = "api_key"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,16 +127,16 @@ class Context:
 def endpoint(op: Operation, services: Services) -> Endpoint:
     """The endpoint of `op`: parse, handle, render; every failure in the error shape."""
 
-    async def serve(scope: Scope, receive: Receive, send: Send, path: dict[str, str]) -> None:
+    async def serve(
+        scope: Scope, send: Send, path: dict[str, str], key: ApiKey | None, headers: Headers
+    ) -> int:
         try:
             # As Starlette's QueryParams reads it: latin-1, blanks kept, the last repeat wins.
             query = dict(parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True))
             args = parse_all(op.params, path, query)
-            key = scope.get("state", {}).get(API_KEY_STATE)
             body = await op.handler(Context(services, op, args, key))
         except Exception as exc:
-            await error_response(exc)(scope, receive, send)
-            return
-        await send_json(scope, send, orjson.dumps(body))
+            return await send_error(scope, send, exc, headers)
+        return await send_json(scope, send, orjson.dumps(body), 200, headers)
 
     return serve

@@ -12,37 +12,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 
-class Telemetry:
-    def __init__(self, app: ASGIApp, *, service: str, route_of: Callable[[Scope], str]) -> None:
-        self.app = app
+class Recorder:
+    """Request counts by route, method and status, and a latency histogram by route."""
+
+    def __init__(self, service: str) -> None:
         self.prefix = f"snowfield_{service}_api"
-        self.route_of = route_of
         self.requests: dict[tuple[str, str, int], int] = defaultdict(int)
         self.latency: dict[str, list[int]] = defaultdict(lambda: [0] * (len(BUCKETS) + 1))
         self.latency_sum: dict[str, float] = defaultdict(float)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if scope["path"] == "/metrics" and scope["method"] in ("GET", "HEAD"):
-            await self._serve(send)
-            return
-        started = time.perf_counter()
-        status = 500
-
-        async def recording_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
-        try:
-            await self.app(scope, receive, recording_send)
-        finally:
-            self._record(self.route_of(scope), scope["method"], status, started)
-
-    def _record(self, route: str, method: str, status: int, started: float) -> None:
+    def record(self, route: str, method: str, status: int, started: float) -> None:
         elapsed = time.perf_counter() - started
         self.requests[(route, method, status)] += 1
         counts = self.latency[route]
@@ -67,7 +46,11 @@ class Telemetry:
             lines.append(f'{hist}_count{{route="{route}"}} {counts[-1]}')
         return "\n".join(lines) + "\n"
 
-    async def _serve(self, send: Send) -> None:
+    @staticmethod
+    def is_scrape(scope: Scope) -> bool:
+        return scope["path"] == "/metrics" and scope["method"] in ("GET", "HEAD")
+
+    async def serve(self, send: Send) -> None:
         body = self.render().encode()
         await send(
             {
@@ -80,3 +63,33 @@ class Telemetry:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+class Telemetry:
+    """The recorder as a middleware, for apps that answer through Starlette."""
+
+    def __init__(self, app: ASGIApp, *, service: str, route_of: Callable[[Scope], str]) -> None:
+        self.app = app
+        self.route_of = route_of
+        self.recorder = Recorder(service)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if Recorder.is_scrape(scope):
+            await self.recorder.serve(send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def recording_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, recording_send)
+        finally:
+            self.recorder.record(self.route_of(scope), scope["method"], status, started)
