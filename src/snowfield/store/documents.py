@@ -223,12 +223,33 @@ def native_document(tx: TxRow, tokens: Tokens) -> str:
 
 
 def sublists_document(
-    transfers: Sequence[TransferRow], internals: Sequence[InternalTxRow], tokens: Tokens, nfts: Nfts
+    transfers: Sequence[TransferRow],
+    internals: Sequence[InternalTxRow],
+    tokens: Tokens,
+    nfts: Nfts,
+    memo: dict[int, orjson.Fragment] | None = None,
 ) -> str:
-    """The sub-lists as JSON, or "" when all four are empty (most rows: stored small)."""
+    """The sub-lists as JSON, or "" when all four are empty (most rows: stored small).
+    `memo` keeps each row's JSON by identity: a transfer appears in the documents of both
+    its sender and its receiver, and is rendered once."""
     if not transfers and not internals:
         return ""
-    return orjson.dumps(sublists(transfers, internals, tokens, nfts)).decode()
+    seen = {} if memo is None else memo
+    out: Json = {
+        "erc20Transfers": [],
+        "erc721Transfers": [],
+        "erc1155Transfers": [],
+        "internalTransactions": [],
+    }
+    for t in transfers:
+        if id(t) not in seen:
+            seen[id(t)] = orjson.Fragment(orjson.dumps(transfer(t, tokens, nfts)))
+        out[SUBLISTS[t.erc_type]].append(seen[id(t)])
+    for i in internals:
+        if id(i) not in seen:
+            seen[id(i)] = orjson.Fragment(orjson.dumps(internal_transaction(i, tokens)))
+        out["internalTransactions"].append(seen[id(i)])
+    return orjson.dumps(out).decode()
 
 
 _NO_SUBLISTS = orjson.dumps(sublists((), (), {}, {}))

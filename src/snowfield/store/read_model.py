@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import orjson
+
 from snowfield.store import documents, queries
 from snowfield.store.database import Database, Writer
 from snowfield.store.rows import BlockBundle, InternalTxRow, NftRow, TokenRow, TransferRow
@@ -42,6 +44,7 @@ def batch_documents(
         number = bundle.block.number
         for tx in bundle.txs:
             out.native[(number, tx.tx_index)] = documents.native_document(tx, known)
+        memo: dict[int, orjson.Fragment] = {}  # rows of this block, by identity
         transfers: dict[int, list[TransferRow]] = {}
         internals: dict[int, list[InternalTxRow]] = {}
         for t in bundle.transfers:
@@ -49,10 +52,15 @@ def batch_documents(
         for i in bundle.internal_txs:
             internals.setdefault(i.tx_index, []).append(i)
         for address, index in bundle.activity:
-            mine = documents.involving(address, transfers.get(index, ()))
-            calls = documents.involving(address, internals.get(index, ()))
-            doc = documents.sublists_document(mine, calls, known, items)
-            out.sub[(number, address, index)] = doc
+            moved, called = transfers.get(index), internals.get(index)
+            if moved is None and called is None:  # most transactions: nothing to list
+                out.sub[(number, address, index)] = ""
+                continue
+            mine = documents.involving(address, moved or ())
+            calls = documents.involving(address, called or ())
+            out.sub[(number, address, index)] = documents.sublists_document(
+                mine, calls, known, items, memo
+            )
     return out
 
 
