@@ -36,6 +36,16 @@ class Listing:
     after: Key | None
     size: int
 
+    def window(self) -> dict[str, Any]:
+        """The keyset arguments of the store's listing queries."""
+        return {
+            "start_block": self.start,
+            "end_block": self.end,
+            "descending": self.descending,
+            "after": self.after,
+            "limit": self.size,
+        }
+
 
 def _listing(ctx: Context, chain: ChainRow) -> Listing:
     a = ctx.args
@@ -57,11 +67,7 @@ def _transactions(db: Database, q: Listing) -> tuple[list[Any], Page[Any]]:
         db,
         q.chain_id,
         q.address,
-        start_block=q.start,
-        end_block=q.end,
-        descending=q.descending,
-        after=q.after,
-        limit=q.size,
+        **q.window(),
     )
     stored = [(n, s) for _, _, n, s in page.items if n is not None and s is not None]
     if len(stored) == len(page.items):
@@ -75,11 +81,7 @@ def _rendered_transactions(db: Database, q: Listing) -> tuple[list[Json], Page[A
         db,
         q.chain_id,
         q.address,
-        start_block=q.start,
-        end_block=q.end,
-        descending=q.descending,
-        after=q.after,
-        limit=q.size,
+        **q.window(),
     )
     keys = [(t.block_number, t.tx_index) for t in page.items]
     transfers = queries.transfers_in_txs(db, q.chain_id, q.address, keys)
@@ -115,11 +117,7 @@ def _transfers(db: Database, q: Listing, erc_type: str) -> tuple[list[Json], Pag
         q.chain_id,
         q.address,
         erc_type,
-        start_block=q.start,
-        end_block=q.end,
-        descending=q.descending,
-        after=q.after,
-        limit=q.size,
+        **q.window(),
     )
     hashes = queries.block_hashes(db, q.chain_id, [t.block_number for t in page.items])
     names = queries.tokens(

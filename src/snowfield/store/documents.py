@@ -10,7 +10,8 @@ later), never a different answer."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import orjson
@@ -201,10 +202,16 @@ SUBLISTS = {
 
 
 def sublists(
-    transfers: Sequence[TransferRow], internals: Sequence[InternalTxRow], tokens: Tokens, nfts: Nfts
+    transfers: Sequence[TransferRow],
+    internals: Sequence[InternalTxRow],
+    tokens: Tokens,
+    nfts: Nfts,
+    memo: dict[int, orjson.Fragment] | None = None,
 ) -> Json:
     """Operation 5's sub-lists of one transaction: the transfers and internal transactions
-    given (those the queried address sent or received), in the order given."""
+    given (those the queried address sent or received), in the order given. With `memo`, each
+    row is rendered once, as JSON kept by the row's identity: a transfer appears in the
+    documents of both its sender and its receiver."""
     out: Json = {
         "erc20Transfers": [],
         "erc721Transfers": [],
@@ -212,10 +219,20 @@ def sublists(
         "internalTransactions": [],
     }
     for t in transfers:
-        out[SUBLISTS[t.erc_type]].append(transfer(t, tokens, nfts))
+        out[SUBLISTS[t.erc_type]].append(_once(memo, t, partial(transfer, t, tokens, nfts)))
     for i in internals:
-        out["internalTransactions"].append(internal_transaction(i, tokens))
+        out["internalTransactions"].append(_once(memo, i, partial(internal_transaction, i, tokens)))
     return out
+
+
+def _once(
+    memo: dict[int, orjson.Fragment] | None, row: object, render: Callable[[], Json]
+) -> Json | orjson.Fragment:
+    if memo is None:
+        return render()
+    if id(row) not in memo:
+        memo[id(row)] = orjson.Fragment(orjson.dumps(render()))
+    return memo[id(row)]
 
 
 def native_document(tx: TxRow, tokens: Tokens) -> str:
@@ -229,27 +246,10 @@ def sublists_document(
     nfts: Nfts,
     memo: dict[int, orjson.Fragment] | None = None,
 ) -> str:
-    """The sub-lists as JSON, or "" when all four are empty (most rows: stored small).
-    `memo` keeps each row's JSON by identity: a transfer appears in the documents of both
-    its sender and its receiver, and is rendered once."""
+    """The sub-lists as JSON, or "" when all four are empty (most rows: stored small)."""
     if not transfers and not internals:
         return ""
-    seen = {} if memo is None else memo
-    out: Json = {
-        "erc20Transfers": [],
-        "erc721Transfers": [],
-        "erc1155Transfers": [],
-        "internalTransactions": [],
-    }
-    for t in transfers:
-        if id(t) not in seen:
-            seen[id(t)] = orjson.Fragment(orjson.dumps(transfer(t, tokens, nfts)))
-        out[SUBLISTS[t.erc_type]].append(seen[id(t)])
-    for i in internals:
-        if id(i) not in seen:
-            seen[id(i)] = orjson.Fragment(orjson.dumps(internal_transaction(i, tokens)))
-        out["internalTransactions"].append(seen[id(i)])
-    return orjson.dumps(out).decode()
+    return orjson.dumps(sublists(transfers, internals, tokens, nfts, memo)).decode()
 
 
 _NO_SUBLISTS = orjson.dumps(sublists((), (), {}, {}))
