@@ -110,7 +110,8 @@ def test_serve_command_answers_on_its_port(tmp_path: Path) -> None:
     url = _filled(tmp_path / "s.db")
     port = free_port()
     cmd = [sys.executable, "-m", "snowfield", "serve", "--db", url, "--port", str(port)]
-    cmd += ["--rate-anonymous", "2", "--log-level", "warn"]
+    # A free metrics port too: the default 8081 may be taken (a `make up` beside the tests).
+    cmd += ["--metrics-api-port", str(free_port()), "--rate-anonymous", "2", "--log-level", "warn"]
     log = tmp_path / "serve.log"
     with open(log, "wb") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
