@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Match, Route
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from snowfield.api.errors import status_of
@@ -24,6 +24,7 @@ from snowfield.api.metric_params import avg_tps_token, metric_query
 from snowfield.api.metrics_openapi import metrics_openapi
 from snowfield.api.ratelimit import Limiter, MemoryLimiter, sending_headers
 from snowfield.api.responses import JsonResponse
+from snowfield.api.routes import RouteSpec, RouteTable
 from snowfield.api.telemetry import Telemetry
 from snowfield.errors import InvalidParams, NotFound, RateLimited, SnowfieldError
 from snowfield.store import metric_tokens, rollup_reads
@@ -229,10 +230,10 @@ def create_metrics_app(
         lifespan=lifespan,
     )
 
-    def route_of(scope: Scope) -> str:
-        for route in routes:
-            if route.matches(scope)[0] is Match.FULL:
-                return route.path
-        return "(unmatched)"
-
-    return Telemetry(_RateGate(app, chosen, rate_per_minute), service="metrics", route_of=route_of)
+    # Every metrics request costs one unit, so the table only names the route for telemetry.
+    table = RouteTable([RouteSpec(route.path, 1) for route in routes])
+    return Telemetry(
+        _RateGate(app, chosen, rate_per_minute),
+        service="metrics",
+        route_of=lambda scope: table.resolve(scope).label,
+    )

@@ -1,6 +1,7 @@
-"""Which route a request is, worked out once per request: the telemetry label, the rate-limit
-weight and the dispatch all read it (matching the route list for each of them, and again in
-a general-purpose router, cost more than operation 5's query; bench/api.py)."""
+"""Which route a request is, worked out once per request with one regex: the telemetry label,
+the rate-limit weight and the dispatch all read the answer (matching the route list for each
+of them, and again in a general-purpose router, cost more than operation 5's query;
+bench/api.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from starlette.routing import compile_path
 from starlette.types import Scope
 
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
-_SCOPE_KEY = "snowfield.route"
 UNMATCHED = "(unmatched)"
 
 
@@ -38,7 +38,7 @@ class Resolved:
 
 class RouteTable:
     """Routes in order; one regex finds the first whose path matches, as Starlette's router
-    would, and that route's own regex reads the path parameters."""
+    would, and reads its path parameters from groups renamed per route."""
 
     def __init__(self, routes: Sequence[RouteSpec], *, unmatched_weight: int = 1) -> None:
         self._routes = list(routes)
@@ -54,23 +54,16 @@ class RouteTable:
         self._unmatched = Resolved(UNMATCHED, unmatched_weight)
 
     def resolve(self, scope: Scope) -> Resolved:
-        """The request's route, computed on first use and kept in the scope."""
-        known = scope.get(_SCOPE_KEY)
-        if isinstance(known, Resolved):
-            return known
+        """The request's route."""
         path = scope["path"]
         root = scope.get("root_path", "")
         path = path[len(root) :] if root and path.startswith(root) else path
-        found = self._unmatched
         hit = self._pattern.match(path)
-        if hit is not None and hit.lastgroup is not None:
-            index = int(hit.lastgroup[1:])
-            route = self._routes[index]
-            params = {name: hit[group] for group, name in self._params[index]}
-            if scope["method"] in route.methods:
-                found = Resolved(route.path, route.weight, index, params, True, route.methods)
-            else:
-                found = Resolved(UNMATCHED, self._unmatched.weight, index, params, False,
-                                 route.methods)  # fmt: skip
-        scope[_SCOPE_KEY] = found
-        return found
+        if hit is None or hit.lastgroup is None:
+            return self._unmatched
+        index = int(hit.lastgroup[1:])
+        route = self._routes[index]
+        params = {name: hit[group] for group, name in self._params[index]}
+        if scope["method"] in route.methods:
+            return Resolved(route.path, route.weight, index, params, True, route.methods)
+        return Resolved(UNMATCHED, self._unmatched.weight, index, params, False, route.methods)
