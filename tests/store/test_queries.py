@@ -258,3 +258,12 @@ def test_a_read_past_its_time_limit_is_aborted(tmp_path: Path) -> None:
         assert db.query("SELECT 1") == [(1,)]  # the connection stays usable, limit lifted
     finally:
         db.close()
+
+
+def test_token_and_nft_lookups_of_a_whole_batch_span_several_in_lists(db: Database) -> None:
+    # 1,200 unknown addresses sort before TOKEN, so it is found only past the first 500.
+    unknown = [f"0x{n:040x}" for n in range(1, 1201)]
+    found = queries.tokens(db, CHAIN, [*unknown, TOKEN, NFT])
+    assert set(found) == {TOKEN, NFT} and found[TOKEN].symbol == "TOK"
+    ids = [(NFT, n) for n in range(1000, 2200)] + [(NFT, 2), (NFT, 4)]
+    assert set(queries.nfts(db, CHAIN, ids)) == {(NFT, 2), (NFT, 4)}

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page, page_of
@@ -163,6 +163,16 @@ def _range(column: str, start: int | None, end: int | None) -> tuple[str, list[A
 
 def _in(values: Sequence[Any]) -> str:
     return "(" + ", ".join("?" for _ in values) + ")"
+
+
+T = TypeVar("T")
+_CHUNK = 500  # values in one IN list: lookups of a whole indexed batch stay far below the
+# parameter limits of SQLite and PostgreSQL
+
+
+def _chunks(values: Sequence[T]) -> Iterator[Sequence[T]]:
+    for i in range(0, len(values), _CHUNK):
+        yield values[i : i + _CHUNK]
 
 
 # -- chains ------------------------------------------------------------------------------------
@@ -380,18 +390,19 @@ def owned_nfts(
 
 
 def nfts(
-    db: Database, chain_id: int, ids: Sequence[tuple[str, int]]
+    db: Database, chain_id: int, ids: Iterable[tuple[str, int]]
 ) -> dict[tuple[str, int], NftRow]:
     """The known NFT rows among (token, token_id) pairs."""
-    if not ids:
-        return {}
-    pairs = ", ".join("(?, ?)" for _ in ids)
-    rows = db.query(
-        f"SELECT {_NFT_COLS} FROM nfts WHERE chain_id = ?"
-        f" AND (token, token_id) IN (VALUES {pairs})",
-        [chain_id, *(v for token, token_id in ids for v in (token, str(token_id)))],
-    )
-    return {(n.token, n.token_id): n for n in map(_nft, rows)}
+    found: dict[tuple[str, int], NftRow] = {}
+    for part in _chunks(sorted(set(ids))):
+        pairs = ", ".join("(?, ?)" for _ in part)
+        rows = db.query(
+            f"SELECT {_NFT_COLS} FROM nfts WHERE chain_id = ?"
+            f" AND (token, token_id) IN (VALUES {pairs})",
+            [chain_id, *(v for token, token_id in part for v in (token, str(token_id)))],
+        )
+        found.update(((n.token, n.token_id), n) for n in map(_nft, rows))
+    return found
 
 
 def native_balance(db: Database, chain_id: int, address: str) -> int | None:
@@ -449,16 +460,16 @@ def find_contract(db: Database, chain_id: int, address: str) -> ContractRow | No
     return None if row is None else _contract(row)
 
 
-def tokens(db: Database, chain_id: int, addresses: Sequence[str]) -> dict[str, TokenRow]:
+def tokens(db: Database, chain_id: int, addresses: Iterable[str]) -> dict[str, TokenRow]:
     """Token facts of those `addresses` that are known contracts (any ERC type)."""
-    unique = sorted(set(addresses))
-    if not unique:
-        return {}
-    rows = db.query(
-        f"SELECT {_TOKEN_COLS} FROM tokens WHERE chain_id = ? AND address IN {_in(unique)}",
-        [chain_id, *unique],
-    )
-    return {t.address: t for t in map(_token, rows)}
+    found: dict[str, TokenRow] = {}
+    for part in _chunks(sorted(set(addresses))):
+        rows = db.query(
+            f"SELECT {_TOKEN_COLS} FROM tokens WHERE chain_id = ? AND address IN {_in(part)}",
+            [chain_id, *part],
+        )
+        found.update((t.address, t) for t in map(_token, rows))
+    return found
 
 
 def deployments(

@@ -17,8 +17,6 @@ from snowfield.store import documents, queries
 from snowfield.store.database import Database, Writer
 from snowfield.store.rows import BlockBundle, InternalTxRow, NftRow, TokenRow, TransferRow
 
-_CHUNK = 500  # bound on the parameters of one lookup
-
 
 @dataclass(frozen=True, slots=True)
 class BatchDocuments:
@@ -35,9 +33,9 @@ def batch_documents(
 ) -> BatchDocuments:
     """Documents of every transaction and (address, transaction) pair of the batch, with the
     token and NFT facts known once the batch is written (its own, then the stored ones)."""
-    known = _tokens(db, chain_id, _named(bundles))
+    known = queries.tokens(db, chain_id, _named(bundles))
     known.update((t.address, t) for t in tokens)
-    items = _nfts(db, chain_id, _nft_ids(bundles))
+    items = queries.nfts(db, chain_id, _nft_ids(bundles))
     items.update(((n.token, n.token_id), n) for n in nfts)
     out = BatchDocuments({}, {})
     for bundle in bundles:
@@ -97,21 +95,3 @@ def _named(bundles: Sequence[BlockBundle]) -> set[str]:
 
 def _nft_ids(bundles: Sequence[BlockBundle]) -> set[tuple[str, int]]:
     return {(t.token, t.token_id) for b in bundles for t in b.transfers if t.token_id is not None}
-
-
-def _tokens(db: Database, chain_id: int, addresses: Iterable[str]) -> dict[str, TokenRow]:
-    found: dict[str, TokenRow] = {}
-    ordered = sorted(addresses)
-    for i in range(0, len(ordered), _CHUNK):
-        found.update(queries.tokens(db, chain_id, ordered[i : i + _CHUNK]))
-    return found
-
-
-def _nfts(
-    db: Database, chain_id: int, ids: Iterable[tuple[str, int]]
-) -> dict[tuple[str, int], NftRow]:
-    found: dict[tuple[str, int], NftRow] = {}
-    ordered = sorted(ids)
-    for i in range(0, len(ordered), _CHUNK):
-        found.update(queries.nfts(db, chain_id, ordered[i : i + _CHUNK]))
-    return found

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from snowfield.store import queries
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
 from snowfield.store.documents import ERC_TYPES
@@ -82,37 +83,14 @@ def block_hash(db: Database, chain_id: int, number: int) -> str | None:
 
 def known_tokens(db: Database, chain_id: int, addresses: Iterable[str]) -> set[str]:
     """Which of these addresses already have a `tokens` row (so need no detection calls)."""
-    wanted = sorted(set(addresses))
-    found: set[str] = set()
-    for i in range(0, len(wanted), 500):
-        part = wanted[i : i + 500]
-        rows = db.query(
-            f"SELECT address FROM tokens WHERE chain_id = ? AND address IN"
-            f" ({', '.join('?' * len(part))})",
-            (chain_id, *part),
-        )
-        found.update(str(r[0]) for r in rows)
-    return found
+    return set(queries.tokens(db, chain_id, addresses))
 
 
 def known_nfts(
     db: Database, chain_id: int, keys: Iterable[tuple[str, int]]
 ) -> set[tuple[str, int]]:
     """Which (token, token id) pairs already have an `nfts` row."""
-    found: set[tuple[str, int]] = set()
-    by_token: dict[str, list[str]] = {}
-    for token, token_id in set(keys):
-        by_token.setdefault(token, []).append(str(token_id))
-    for token, ids in by_token.items():
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            rows = db.query(
-                f"SELECT token_id FROM nfts WHERE chain_id = ? AND token = ? AND token_id IN"
-                f" ({', '.join('?' * len(part))})",
-                (chain_id, token, *part),
-            )
-            found.update((token, int(r[0])) for r in rows)
-    return found
+    return set(queries.nfts(db, chain_id, keys))
 
 
 def write_batch(
