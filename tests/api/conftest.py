@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -274,3 +274,28 @@ def assert_error(response: httpx.Response, status: int, mentions: str = "") -> d
     assert body["statusCode"] == status
     assert mentions in body["message"]
     return body
+
+
+def walk(
+    client: httpx.Client,
+    path: str,
+    field: str,
+    schema: str,
+    params: dict[str, Any],
+    between: Callable[[], None] = lambda: None,
+) -> list[dict[str, Any]]:
+    """Every page from the first until no nextPageToken, calling `between` after each page."""
+    items: list[dict[str, Any]] = []
+    query = dict(params)
+    for _ in range(1000):
+        response = client.get(path, params=query)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert_matches(body, schema)
+        items += body[field]
+        if "nextPageToken" not in body:
+            return items
+        assert body["nextPageToken"] and len(body[field]) == params["pageSize"]
+        query["pageToken"] = body["nextPageToken"]
+        between()
+    raise AssertionError("paging did not end")

@@ -19,7 +19,7 @@ from tests.api.conftest import (
     add_chains,
     api_client,
     assert_error,
-    assert_matches,
+    walk,
 )
 
 BASE = f"/v1/chains/{CHAIN}"
@@ -80,31 +80,6 @@ LISTS: list[tuple[str, str, str, Key, dict[str, Any]]] = [
         {},
     ),
 ]
-
-
-def walk(
-    client: httpx.Client,
-    path: str,
-    field: str,
-    schema: str,
-    params: dict[str, Any],
-    between: Callable[[], None] = lambda: None,
-) -> list[dict[str, Any]]:
-    """Every page from the first until no nextPageToken, calling `between` after each page."""
-    items: list[dict[str, Any]] = []
-    query = dict(params)
-    for _ in range(1000):
-        response = client.get(path, params=query)
-        assert response.status_code == 200, response.text
-        body = response.json()
-        assert_matches(body, schema)
-        items += body[field]
-        if "nextPageToken" not in body:
-            return items
-        assert body["nextPageToken"] and len(body[field]) == params["pageSize"]
-        query["pageToken"] = body["nextPageToken"]
-        between()
-    raise AssertionError("paging did not end")
 
 
 @pytest.fixture
