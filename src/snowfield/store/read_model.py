@@ -63,9 +63,9 @@ def batch_documents(
 
 
 def forget_naming(w: Writer, chain_id: int, addresses: Iterable[str], before: int) -> None:
-    """Clears the documents of transactions below block `before` that involve these addresses:
-    they were rendered without the token facts now written (a contract funded before it was
-    deployed), so they fall back to rendering from the rows."""
+    """Clears the documents of transactions below block `before` that involve these addresses,
+    whose token facts just changed: written now (a contract funded before it was deployed) or
+    removed by an unwind. Those transactions fall back to rendering from the rows."""
     for address in addresses:
         involved = (
             "(block_number, tx_index) IN (SELECT block_number, tx_index FROM address_txs"
