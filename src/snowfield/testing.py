@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -221,20 +222,61 @@ def index_node(
 
 ANVIL_DIR = Path(__file__).resolve().parents[2] / ".bench"
 ANVIL_PACKAGE = "@foundry-rs/anvil-linux-amd64"
+# Real client libraries the tests drive against the devnet, pinned to the versions the
+# reference notes were measured with (npm installs them under .bench/ on first use).
+NPM_CLIENTS = {
+    "viem": "viem@2",
+    "ethers": "ethers@6",
+    "@avalabs/avalanchejs": "@avalabs/avalanchejs@5.2.0",
+    "@avalanche-sdk/client": "@avalanche-sdk/client@0.1.1",
+}
+_npm_lock = threading.Lock()
+
+
+def npm_package(name: str, spec: str | None = None) -> Path:
+    """The folder of npm package `name` under .bench/node_modules, installed on first use."""
+    folder = ANVIL_DIR / "node_modules" / name
+    with _npm_lock:
+        if not (folder / "package.json").exists():
+            ANVIL_DIR.mkdir(exist_ok=True)
+            subprocess.run(
+                ["npm", "install", "--silent", "--no-audit", "--no-fund", spec or name],
+                cwd=ANVIL_DIR,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+    return folder
 
 
 def anvil_binary() -> Path:
     """anvil from npm (a node no one here wrote), installed under .bench/ on first use."""
-    binary = ANVIL_DIR / "node_modules" / ANVIL_PACKAGE / "bin" / "anvil"
-    if not binary.exists():
-        ANVIL_DIR.mkdir(exist_ok=True)
-        subprocess.run(
-            ["npm", "install", "--silent", "--no-audit", "--no-fund", ANVIL_PACKAGE],
+    return npm_package(ANVIL_PACKAGE) / "bin" / "anvil"
+
+
+def run_node_script(
+    script: str, *args: str, packages: tuple[str, ...] = (), timeout: float = 120
+) -> str:
+    """Runs an ES-module JavaScript `script` with Node.js, with the named client libraries
+    (keys of NPM_CLIENTS) installed under .bench/ and importable; returns its stdout.
+
+    The script gets `args` as process.argv.slice(2); a non-zero exit raises with its stderr."""
+    for name in packages:
+        npm_package(name, NPM_CLIENTS.get(name))
+    with tempfile.NamedTemporaryFile("w", suffix=".mjs", dir=ANVIL_DIR, delete=False) as f:
+        f.write(script)
+    try:
+        done = subprocess.run(
+            ["node", f.name, *args],
             cwd=ANVIL_DIR,
-            check=True,
-            stdout=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
-    return binary
+    finally:
+        os.unlink(f.name)
+    if done.returncode != 0:
+        raise RuntimeError(f"node script failed ({done.returncode}):\n{done.stderr[-4000:]}")
+    return done.stdout
 
 
 @contextlib.contextmanager
