@@ -1,0 +1,175 @@
+"""avax components of the P-Chain: UTXO ids, transferable inputs/outputs, UTXOs, the BaseTx body.
+
+Public API: `UTXOID` (`.input_id` = sha256(u64 index ‖ txID)), `TransferableOutput`,
+`TransferableInput`, `UTXO` (`encode`/`decode` with the codec version, `.id`), `BaseTxFields` (the
+avax.BaseTx body every fee-paying tx starts with; construction checks the avalanchego rules: outputs
+sorted by (asset, output bytes), inputs sorted and unique by (txID, index), memo ≤ 256 bytes), and
+`pack_outputs` / `read_outputs` / `pack_inputs` / `read_inputs` for the lists other txs carry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Self
+
+from snowfield.errors import InvalidParams
+from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
+from snowfield.formats.ids import ID
+from snowfield.formats.platform.types import PLATFORM_TYPES, TransferableIn, TransferableOut
+from snowfield.formats.registry import (
+    Encodable,
+    pack_struct,
+    read_id,
+    require_sorted,
+    require_sorted_unique,
+)
+
+MAX_MEMO_SIZE = 256
+_MIN_OUTPUT_SIZE = 32 + 4  # asset id + type id
+_MIN_INPUT_SIZE = 32 + 4 + 32 + 4
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class UTXOID:
+    """Which output of which tx: `tx_id:output_index`."""
+
+    tx_id: ID
+    output_index: int
+
+    @property
+    def input_id(self) -> ID:
+        """The UTXO's id as the node indexes it: sha256(u64 BE index ‖ txID)."""
+        return ID(hashlib.sha256(self.output_index.to_bytes(8, "big") + self.tx_id.raw).digest())
+
+    def __str__(self) -> str:
+        return f"{self.tx_id}:{self.output_index}"
+
+
+@dataclass(frozen=True, slots=True)
+class TransferableOutput(Encodable):
+    """`asset_id` ‖ an output interface (fxID is not serialized)."""
+
+    asset_id: ID
+    output: TransferableOut
+
+    def pack(self, packer: Packer) -> None:
+        packer.fixed(self.asset_id.raw)
+        PLATFORM_TYPES.pack(packer, self.output)
+
+    @classmethod
+    def unpack(cls, reader: Unpacker) -> Self:
+        return cls(read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableOut))
+
+    def sort_key(self) -> bytes:
+        """avalanchego orders outputs by asset id, then by the output's codec bytes."""
+        packer = Packer()
+        self.pack(packer)
+        return packer.to_bytes()
+
+
+@dataclass(frozen=True, slots=True)
+class TransferableInput(Encodable):
+    """Spends `utxo_id` of `asset_id` with an input interface."""
+
+    utxo_id: UTXOID
+    asset_id: ID
+    input: TransferableIn
+
+    def pack(self, packer: Packer) -> None:
+        packer.fixed(self.utxo_id.tx_id.raw).u32(self.utxo_id.output_index)
+        packer.fixed(self.asset_id.raw)
+        PLATFORM_TYPES.pack(packer, self.input)
+
+    @classmethod
+    def unpack(cls, reader: Unpacker) -> Self:
+        utxo_id = UTXOID(read_id(reader), reader.u32())
+        return cls(utxo_id, read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableIn))
+
+    def sort_key(self) -> bytes:
+        return self.utxo_id.tx_id.raw + self.utxo_id.output_index.to_bytes(4, "big")
+
+
+def check_outputs(outputs: Sequence[TransferableOutput], what: str = "outputs") -> None:
+    require_sorted([out.sort_key() for out in outputs], what)
+
+
+def check_inputs(inputs: Sequence[TransferableInput], what: str = "inputs") -> None:
+    require_sorted_unique([inp.sort_key() for inp in inputs], what)
+
+
+def pack_outputs(packer: Packer, outputs: Sequence[TransferableOutput]) -> None:
+    packer.items(outputs, pack_struct)
+
+
+def read_outputs(reader: Unpacker) -> tuple[TransferableOutput, ...]:
+    return tuple(reader.items(TransferableOutput.unpack, min_item_size=_MIN_OUTPUT_SIZE))
+
+
+def pack_inputs(packer: Packer, inputs: Sequence[TransferableInput]) -> None:
+    packer.items(inputs, pack_struct)
+
+
+def read_inputs(reader: Unpacker) -> tuple[TransferableInput, ...]:
+    return tuple(reader.items(TransferableInput.unpack, min_item_size=_MIN_INPUT_SIZE))
+
+
+@dataclass(frozen=True, slots=True)
+class UTXO:
+    """An unspent output: `u16 version | txID | index | assetID | output interface`."""
+
+    utxo_id: UTXOID
+    asset_id: ID
+    output: TransferableOut
+
+    @property
+    def id(self) -> ID:
+        return self.utxo_id.input_id
+
+    def encode(self) -> bytes:
+        packer = Packer().u16(CODEC_VERSION)
+        packer.fixed(self.utxo_id.tx_id.raw).u32(self.utxo_id.output_index)
+        packer.fixed(self.asset_id.raw)
+        PLATFORM_TYPES.pack(packer, self.output)
+        return packer.to_bytes()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Self:
+        reader = Unpacker(data)
+        reader.version()
+        utxo_id = UTXOID(read_id(reader), reader.u32())
+        utxo = cls(utxo_id, read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableOut))
+        reader.finish()
+        return utxo
+
+
+@dataclass(frozen=True, slots=True)
+class BaseTxFields(Encodable):
+    """avax.BaseTx: network, chain, outputs, inputs and memo of every fee-paying P-Chain tx."""
+
+    network_id: int
+    blockchain_id: ID
+    outputs: tuple[TransferableOutput, ...]
+    inputs: tuple[TransferableInput, ...]
+    memo: bytes = b""
+
+    def __post_init__(self) -> None:
+        check_outputs(self.outputs)
+        check_inputs(self.inputs)
+        if len(self.memo) > MAX_MEMO_SIZE:
+            raise InvalidParams(
+                f"memo length {len(self.memo)} exceeds the maximum of {MAX_MEMO_SIZE} bytes"
+            )
+
+    def pack(self, packer: Packer) -> None:
+        packer.u32(self.network_id).fixed(self.blockchain_id.raw)
+        pack_outputs(packer, self.outputs)
+        pack_inputs(packer, self.inputs)
+        packer.var_bytes(self.memo)
+
+    @classmethod
+    def unpack(cls, reader: Unpacker) -> Self:
+        network_id, blockchain_id = reader.u32(), read_id(reader)
+        outputs, inputs = read_outputs(reader), read_inputs(reader)
+        return cls(network_id, blockchain_id, outputs, inputs, reader.var_bytes())

@@ -1,0 +1,91 @@
+"""Signed P-Chain txs: `Tx` = unsigned tx + credentials; ids, signing bytes, encode/decode.
+
+Public API: `Tx(unsigned, credentials)`; `Tx.encode()` (`u16 version | iface unsigned | list<iface
+credential>`), `Tx.decode(data)`, `Tx.id` (sha256 of the signed bytes), `Tx.unsigned_bytes()` (what
+the keys sign, hashed with sha256), and `pack`/`unpack` for the version-less form blocks embed.
+Importing this module registers every tx type of the platformvm codec.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Self
+
+from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
+from snowfield.formats.ids import ID
+from snowfield.formats.platform import l1_txs, staking_txs, subnet_txs, transfer_txs
+from snowfield.formats.platform.signer import EmptySigner, ProofOfPossession
+from snowfield.formats.platform.stakeable import LockIn, LockOut
+from snowfield.formats.platform.types import PLATFORM_TYPES, TX_MAX_SIZE, AnyCredential, UnsignedTx
+from snowfield.formats.registry import Encodable
+
+# Every type of the codec is registered by importing its module; keep them referenced.
+REGISTERED_MODULES = (l1_txs, staking_txs, subnet_txs, transfer_txs)
+REGISTERED_TYPES = (EmptySigner, ProofOfPossession, LockIn, LockOut)
+_MIN_CREDENTIAL_SIZE = 4 + 4
+
+
+def _pack_credential(packer: Packer, credential: AnyCredential) -> None:
+    PLATFORM_TYPES.pack(packer, credential)
+
+
+def _read_credential(reader: Unpacker) -> AnyCredential:
+    return PLATFORM_TYPES.unpack(reader, AnyCredential)
+
+
+def unsigned_bytes(unsigned: UnsignedTx) -> bytes:
+    """`u16 version | type id | fields`: the bytes whose sha256 every credential signs."""
+    packer = Packer(max_size=TX_MAX_SIZE).u16(CODEC_VERSION)
+    PLATFORM_TYPES.pack(packer, unsigned)
+    return packer.to_bytes()
+
+
+def decode_unsigned(data: bytes) -> UnsignedTx:
+    """Parse unsigned tx bytes (with their version), consuming every byte."""
+    reader = Unpacker(data, max_size=TX_MAX_SIZE)
+    reader.version()
+    unsigned = PLATFORM_TYPES.unpack(reader, UnsignedTx)
+    reader.finish()
+    return unsigned
+
+
+@dataclass(frozen=True, slots=True)
+class Tx(Encodable):
+    """A signed P-Chain tx: one credential per input in input order, then one per auth field."""
+
+    unsigned: UnsignedTx
+    credentials: tuple[AnyCredential, ...] = ()
+
+    def pack(self, packer: Packer) -> None:
+        PLATFORM_TYPES.pack(packer, self.unsigned)
+        packer.items(self.credentials, _pack_credential)
+
+    @classmethod
+    def unpack(cls, reader: Unpacker) -> Self:
+        unsigned = PLATFORM_TYPES.unpack(reader, UnsignedTx)
+        return cls(
+            unsigned, tuple(reader.items(_read_credential, min_item_size=_MIN_CREDENTIAL_SIZE))
+        )
+
+    def encode(self) -> bytes:
+        packer = Packer(max_size=TX_MAX_SIZE).u16(CODEC_VERSION)
+        self.pack(packer)
+        return packer.to_bytes()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Self:
+        """Parse signed tx bytes; InvalidParams on truncated, trailing, unknown or invalid input."""
+        reader = Unpacker(data, max_size=TX_MAX_SIZE)
+        reader.version()
+        tx = cls.unpack(reader)
+        reader.finish()
+        return tx
+
+    def unsigned_bytes(self) -> bytes:
+        return unsigned_bytes(self.unsigned)
+
+    @property
+    def id(self) -> ID:
+        """The tx id: sha256 of the signed bytes, version included."""
+        return ID(hashlib.sha256(self.encode()).digest())
