@@ -1,4 +1,4 @@
-"""Warp messages, payloads and the P-Chain's L1 messages: real Fuji messages, avalanchego vectors."""
+"""Warp messages, payloads and P-Chain L1 messages: real Fuji messages and avalanchego vectors."""
 
 from __future__ import annotations
 

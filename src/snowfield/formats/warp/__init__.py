@@ -1,1 +1,1 @@
-"""Avalanche Warp Messaging formats: messages, signatures, payloads and the P-Chain's L1 messages."""
+"""Avalanche Warp Messaging formats: messages, signatures, payloads, the P-Chain L1 messages."""
