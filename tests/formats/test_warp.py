@@ -7,21 +7,33 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID
+from snowfield.formats.platform.l1_txs import initial_validation_id
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.warp.message import BitSetSignature, Message, UnsignedMessage
-from snowfield.formats.warp.payload import AddressedCall, Hash, decode_payload, encode_payload
+from snowfield.formats.warp.payload import (
+    AddressedCall,
+    Hash,
+    Payload,
+    decode_payload,
+    encode_payload,
+)
 from snowfield.formats.warp.platform_messages import (
+    L1Message,
     L1ValidatorRegistration,
     L1ValidatorWeight,
     RegisterL1Validator,
     SubnetToL1Conversion,
     SubnetToL1ConversionData,
+    ValidatorData,
     decode_message,
     encode_message,
 )
+from tests.formats import platform_strategies as ps
 
 VECTORS = Path(__file__).parent / "vectors"
 FUJI = json.loads((VECTORS / "avalanchejs" / "warp_messages.json").read_text())
@@ -145,3 +157,75 @@ def test_unknown_payload_and_message_types_are_rejected() -> None:
         decode_message(bytes.fromhex("000000000009"))
     with pytest.raises(InvalidParams, match="exceeds maximum length"):
         decode_payload(bytes(24 * 1024 + 1))
+
+
+PAYLOADS = st.builds(Hash, ps.IDS) | st.builds(
+    AddressedCall, st.binary(max_size=32), st.binary(max_size=64)
+)
+L1_MESSAGES = st.one_of(
+    st.builds(SubnetToL1Conversion, ps.IDS),
+    st.builds(
+        RegisterL1Validator,
+        ps.IDS,
+        st.binary(max_size=32),
+        st.binary(min_size=48, max_size=48),
+        ps.U64,
+        ps.p_chain_owners(),
+        ps.p_chain_owners(),
+        ps.U64,
+    ),
+    st.builds(L1ValidatorRegistration, ps.IDS, st.booleans()),
+    st.builds(L1ValidatorWeight, ps.IDS, ps.U64, ps.U64),
+)
+SIGNATURES = st.builds(
+    BitSetSignature.from_indices,
+    st.lists(st.integers(0, 300), max_size=8),
+    st.binary(min_size=96, max_size=96),
+)
+
+
+@given(PAYLOADS)
+def test_payloads_round_trip(payload: Payload) -> None:
+    assert decode_payload(encode_payload(payload)) == payload
+
+
+@given(L1_MESSAGES)
+def test_l1_messages_round_trip(message: L1Message) -> None:
+    assert decode_message(encode_message(message)) == message
+
+
+@given(ps.U32, ps.IDS, st.binary(max_size=128), SIGNATURES)
+def test_signed_messages_round_trip(
+    network_id: int, chain: ID, payload: bytes, signature: BitSetSignature
+) -> None:
+    message = Message(UnsignedMessage(network_id, chain, payload), signature)
+    assert Message.decode(message.encode()) == message
+    assert (
+        BitSetSignature.from_indices(signature.signer_indices(), signature.signature) == signature
+    )
+
+
+@given(
+    ps.IDS,
+    ps.IDS,
+    st.binary(max_size=40),
+    st.lists(
+        st.builds(
+            ValidatorData, st.binary(max_size=20), st.binary(min_size=48, max_size=48), ps.U64
+        ),
+        max_size=3,
+    ),
+)
+def test_conversion_data_round_trips(
+    subnet: ID, chain: ID, address: bytes, validators: list[ValidatorData]
+) -> None:
+    data = SubnetToL1ConversionData(subnet, chain, address, tuple(validators))
+    assert SubnetToL1ConversionData.decode(data.encode()) == data
+
+
+def test_initial_validation_ids() -> None:
+    subnet = ID(bytes(range(32)))
+    assert initial_validation_id(subnet, 0) == ID(hashlib.sha256(subnet.raw + bytes(4)).digest())
+    assert initial_validation_id(subnet, 258) == ID(
+        hashlib.sha256(subnet.raw + b"\x00\x00\x01\x02").digest()
+    )
