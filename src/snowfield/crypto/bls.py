@@ -16,6 +16,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pyblst import BlstP1Element, BlstP2Element, final_verify, miller_loop
 
@@ -40,8 +41,30 @@ _G1 = BlstP1Element.uncompress(
     )
 )
 _IDENTITY_G1 = BlstP1Element()
-_IDENTITY_G2 = BlstP2Element()
+Point = TypeVar("Point", BlstP1Element, BlstP2Element)
 _FLAG_BITS = 0xE0  # compression, infinity and sign flags in the first byte
+
+
+def _uncompress(group: type[Point], data: bytes, length: int, error: str) -> Point:
+    """A compressed point that is on the curve and in the prime-order subgroup."""
+    if len(data) != length:
+        raise InvalidParams(error)
+    try:
+        point = group.uncompress(bytes(data))
+    except ValueError:
+        raise InvalidParams(error) from None
+    if point.scalar_mul(R) != group():
+        raise InvalidParams(error)
+    return point
+
+
+def _sum(points: Sequence[Point], error: str) -> Point:
+    if not points:
+        raise InvalidParams(error)
+    total = points[0]
+    for point in points[1:]:
+        total = total + point
+    return total
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +75,8 @@ class PublicKey:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> PublicKey:
-        if len(data) != PUBLIC_KEY_LEN:
-            raise InvalidParams("couldn't decompress public key")
-        try:
-            point = BlstP1Element.uncompress(bytes(data))
-        except ValueError:
-            raise InvalidParams("couldn't decompress public key") from None
-        if point == _IDENTITY_G1 or point.scalar_mul(R) != _IDENTITY_G1:
+        point = _uncompress(BlstP1Element, data, PUBLIC_KEY_LEN, "couldn't decompress public key")
+        if point == _IDENTITY_G1:
             raise InvalidParams("couldn't decompress public key")
         return cls(point)
 
@@ -83,15 +101,7 @@ class Signature:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Signature:
-        if len(data) != SIGNATURE_LEN:
-            raise InvalidParams("couldn't decompress signature")
-        try:
-            point = BlstP2Element.uncompress(bytes(data))
-        except ValueError:
-            raise InvalidParams("couldn't decompress signature") from None
-        if point.scalar_mul(R) != _IDENTITY_G2:
-            raise InvalidParams("couldn't decompress signature")
-        return cls(point)
+        return cls(_uncompress(BlstP2Element, data, SIGNATURE_LEN, "couldn't decompress signature"))
 
     def to_bytes(self) -> bytes:
         return bytes(self.point.compress())
@@ -153,18 +163,8 @@ def verify_proof_of_possession(public_key: PublicKey, proof: Signature) -> bool:
 
 
 def aggregate_public_keys(keys: Sequence[PublicKey]) -> PublicKey:
-    if not keys:
-        raise InvalidParams("no public keys")
-    total = keys[0].point
-    for key in keys[1:]:
-        total = total + key.point
-    return PublicKey(total)
+    return PublicKey(_sum([key.point for key in keys], "no public keys"))
 
 
 def aggregate_signatures(signatures: Sequence[Signature]) -> Signature:
-    if not signatures:
-        raise InvalidParams("no signatures")
-    total = signatures[0].point
-    for signature in signatures[1:]:
-        total = total + signature.point
-    return Signature(total)
+    return Signature(_sum([signature.point for signature in signatures], "no signatures"))

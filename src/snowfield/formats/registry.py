@@ -3,7 +3,9 @@
 Public API: `Encodable` (a codec struct: `pack`, `unpack`, and for registered types `type_id`),
 `TypeRegistry.register(type_id)` (class decorator), `TypeRegistry.pack(packer, value)` writes
 `u32 type id ‖ fields`, `TypeRegistry.unpack(reader, kind)` reads one and insists it is a `kind`,
-and `read_id` / `read_short_id` for the fixed-size ids every struct carries.
+`TypeRegistry.encode` / `.decode` for a whole message of one interface value; `encode_top` /
+`decode_top` for any top-level message (`u16 version ‖ fields`, every byte consumed); and
+`read_id` / `read_short_id` / `read_node_id` for the fixed-size ids every struct carries.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable
 from typing import ClassVar, Self, TypeVar
 
 from snowfield.errors import InvalidParams
-from snowfield.formats.codec import Packer, Unpacker
+from snowfield.formats.codec import CODEC_VERSION, DEFAULT_MAX_SIZE, Packer, Unpacker
 from snowfield.formats.ids import ID, ID_LEN, SHORT_ID_LEN, NodeID, ShortID
 
 
@@ -31,6 +33,7 @@ class Encodable:
         raise NotImplementedError
 
 
+T = TypeVar("T")
 E = TypeVar("E", bound=Encodable)
 C = TypeVar("C", bound=type[Encodable])
 
@@ -73,6 +76,32 @@ class TypeRegistry:
                 f"{self.name} type id {type_id} ({cls.__name__}) is not a {kind.__name__}"
             )
         return cls.unpack(reader)
+
+    def encode(self, value: Encodable, *, max_size: int = DEFAULT_MAX_SIZE) -> bytes:
+        """`u16 version ‖ u32 type id ‖ fields`."""
+        return encode_top(lambda packer: self.pack(packer, value), max_size=max_size)
+
+    def decode(self, data: bytes, kind: type[E], *, max_size: int = DEFAULT_MAX_SIZE) -> E:
+        """Parse `encode`'s bytes into a `kind`; InvalidParams on anything else."""
+        return decode_top(data, lambda reader: self.unpack(reader, kind), max_size=max_size)
+
+
+def encode_top(write: Callable[[Packer], object], *, max_size: int = DEFAULT_MAX_SIZE) -> bytes:
+    """A top-level codec message: the u16 codec version, then what `write` packs."""
+    packer = Packer(max_size=max_size).u16(CODEC_VERSION)
+    write(packer)
+    return packer.to_bytes()
+
+
+def decode_top(
+    data: bytes, read: Callable[[Unpacker], T], *, max_size: int = DEFAULT_MAX_SIZE
+) -> T:
+    """Parse a top-level message: version, what `read` reads, then no byte left over."""
+    reader = Unpacker(data, max_size=max_size)
+    reader.version()
+    value = read(reader)
+    reader.finish()
+    return value
 
 
 def read_id(reader: Unpacker) -> ID:

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Self
 
-from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
+from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.platform.types import PLATFORM_TYPES, TX_MAX_SIZE, Block
@@ -161,18 +161,12 @@ class BanffStandardBlock(Block):
 
 
 def encode_block(block: Block) -> bytes:
-    packer = Packer(max_size=TX_MAX_SIZE).u16(CODEC_VERSION)
-    PLATFORM_TYPES.pack(packer, block)
-    return packer.to_bytes()
+    return PLATFORM_TYPES.encode(block, max_size=TX_MAX_SIZE)
 
 
 def decode_block(data: bytes) -> Block:
     """Parse block bytes; InvalidParams on truncated, trailing, unknown or invalid input."""
-    reader = Unpacker(data, max_size=TX_MAX_SIZE)
-    reader.version()
-    block = PLATFORM_TYPES.unpack(reader, Block)
-    reader.finish()
-    return block
+    return PLATFORM_TYPES.decode(data, Block, max_size=TX_MAX_SIZE)
 
 
 def block_id(block: Block) -> ID:

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import Self
 
 from snowfield.errors import InvalidParams
-from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
+from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.types import PLATFORM_TYPES, TransferableIn, TransferableOut
 from snowfield.formats.registry import (
     Encodable,
+    decode_top,
+    encode_top,
     pack_struct,
     read_id,
     require_sorted,
@@ -116,7 +118,7 @@ def read_inputs(reader: Unpacker) -> tuple[TransferableInput, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class UTXO:
+class UTXO(Encodable):
     """An unspent output: `u16 version | txID | index | assetID | output interface`."""
 
     utxo_id: UTXOID
@@ -127,21 +129,22 @@ class UTXO:
     def id(self) -> ID:
         return self.utxo_id.input_id
 
-    def encode(self) -> bytes:
-        packer = Packer().u16(CODEC_VERSION)
+    def pack(self, packer: Packer) -> None:
         packer.fixed(self.utxo_id.tx_id.raw).u32(self.utxo_id.output_index)
         packer.fixed(self.asset_id.raw)
         PLATFORM_TYPES.pack(packer, self.output)
-        return packer.to_bytes()
+
+    @classmethod
+    def unpack(cls, reader: Unpacker) -> Self:
+        utxo_id = UTXOID(read_id(reader), reader.u32())
+        return cls(utxo_id, read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableOut))
+
+    def encode(self) -> bytes:
+        return encode_top(self.pack)
 
     @classmethod
     def decode(cls, data: bytes) -> Self:
-        reader = Unpacker(data)
-        reader.version()
-        utxo_id = UTXOID(read_id(reader), reader.u32())
-        utxo = cls(utxo_id, read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableOut))
-        reader.finish()
-        return utxo
+        return decode_top(data, cls.unpack)
 
 
 @dataclass(frozen=True, slots=True)

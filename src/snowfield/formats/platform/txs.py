@@ -12,13 +12,13 @@ import hashlib
 from dataclasses import dataclass
 from typing import Self
 
-from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
+from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
 from snowfield.formats.platform import l1_txs, staking_txs, subnet_txs, transfer_txs
 from snowfield.formats.platform.signer import EmptySigner, ProofOfPossession
 from snowfield.formats.platform.stakeable import LockIn, LockOut
 from snowfield.formats.platform.types import PLATFORM_TYPES, TX_MAX_SIZE, AnyCredential, UnsignedTx
-from snowfield.formats.registry import Encodable
+from snowfield.formats.registry import Encodable, decode_top, encode_top
 
 # Every type of the codec is registered by importing its module; keep them referenced.
 REGISTERED_MODULES = (l1_txs, staking_txs, subnet_txs, transfer_txs)
@@ -36,18 +36,12 @@ def _read_credential(reader: Unpacker) -> AnyCredential:
 
 def unsigned_bytes(unsigned: UnsignedTx) -> bytes:
     """`u16 version | type id | fields`: the bytes whose sha256 every credential signs."""
-    packer = Packer(max_size=TX_MAX_SIZE).u16(CODEC_VERSION)
-    PLATFORM_TYPES.pack(packer, unsigned)
-    return packer.to_bytes()
+    return PLATFORM_TYPES.encode(unsigned, max_size=TX_MAX_SIZE)
 
 
 def decode_unsigned(data: bytes) -> UnsignedTx:
     """Parse unsigned tx bytes (with their version), consuming every byte."""
-    reader = Unpacker(data, max_size=TX_MAX_SIZE)
-    reader.version()
-    unsigned = PLATFORM_TYPES.unpack(reader, UnsignedTx)
-    reader.finish()
-    return unsigned
+    return PLATFORM_TYPES.decode(data, UnsignedTx, max_size=TX_MAX_SIZE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,18 +63,12 @@ class Tx(Encodable):
         )
 
     def encode(self) -> bytes:
-        packer = Packer(max_size=TX_MAX_SIZE).u16(CODEC_VERSION)
-        self.pack(packer)
-        return packer.to_bytes()
+        return encode_top(self.pack, max_size=TX_MAX_SIZE)
 
     @classmethod
     def decode(cls, data: bytes) -> Self:
         """Parse signed tx bytes; InvalidParams on truncated, trailing, unknown or invalid input."""
-        reader = Unpacker(data, max_size=TX_MAX_SIZE)
-        reader.version()
-        tx = cls.unpack(reader)
-        reader.finish()
-        return tx
+        return decode_top(data, cls.unpack, max_size=TX_MAX_SIZE)
 
     def unsigned_bytes(self) -> bytes:
         return unsigned_bytes(self.unsigned)

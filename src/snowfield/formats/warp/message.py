@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Self
 
 from snowfield.errors import InvalidParams
-from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
+from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
-from snowfield.formats.registry import Encodable, TypeRegistry, read_id
+from snowfield.formats.registry import Encodable, TypeRegistry, decode_top, encode_top, read_id
 
 WARP_SIGNATURES = TypeRegistry("warp signature")
 BLS_SIGNATURE_LEN = 96
@@ -42,17 +42,11 @@ class UnsignedMessage(Encodable):
         return cls(reader.u32(), read_id(reader), reader.var_bytes())
 
     def encode(self) -> bytes:
-        packer = Packer(max_size=_NO_LIMIT).u16(CODEC_VERSION)
-        self.pack(packer)
-        return packer.to_bytes()
+        return encode_top(self.pack, max_size=_NO_LIMIT)
 
     @classmethod
     def decode(cls, data: bytes) -> Self:
-        reader = Unpacker(data, max_size=_NO_LIMIT)
-        reader.version()
-        message = cls.unpack(reader)
-        reader.finish()
-        return message
+        return decode_top(data, cls.unpack, max_size=_NO_LIMIT)
 
     @property
     def id(self) -> ID:
@@ -99,7 +93,7 @@ class BitSetSignature(Encodable):
 
 
 @dataclass(frozen=True, slots=True)
-class Message:
+class Message(Encodable):
     """A signed warp message: the unsigned fields inline, then the signature interface."""
 
     unsigned: UnsignedMessage
@@ -109,18 +103,19 @@ class Message:
     def id(self) -> ID:
         return self.unsigned.id
 
-    def encode(self) -> bytes:
-        packer = Packer(max_size=_NO_LIMIT).u16(CODEC_VERSION)
+    def pack(self, packer: Packer) -> None:
         self.unsigned.pack(packer)
         WARP_SIGNATURES.pack(packer, self.signature)
-        return packer.to_bytes()
+
+    @classmethod
+    def unpack(cls, reader: Unpacker) -> Self:
+        unsigned = UnsignedMessage.unpack(reader)
+        return cls(unsigned, WARP_SIGNATURES.unpack(reader, BitSetSignature))
+
+    def encode(self) -> bytes:
+        return encode_top(self.pack, max_size=_NO_LIMIT)
 
     @classmethod
     def decode(cls, data: bytes) -> Self:
         """Parse signed message bytes; InvalidParams on malformed input."""
-        reader = Unpacker(data, max_size=_NO_LIMIT)
-        reader.version()
-        unsigned = UnsignedMessage.unpack(reader)
-        message = cls(unsigned, WARP_SIGNATURES.unpack(reader, BitSetSignature))
-        reader.finish()
-        return message
+        return decode_top(data, cls.unpack, max_size=_NO_LIMIT)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Self
 
-from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
+from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
 from snowfield.formats.registry import Encodable, TypeRegistry, read_id
 
@@ -55,14 +55,8 @@ class AddressedCall(Payload):
 
 
 def encode_payload(payload: Payload) -> bytes:
-    packer = Packer(max_size=MAX_PAYLOAD_SIZE).u16(CODEC_VERSION)
-    WARP_PAYLOADS.pack(packer, payload)
-    return packer.to_bytes()
+    return WARP_PAYLOADS.encode(payload, max_size=MAX_PAYLOAD_SIZE)
 
 
 def decode_payload(data: bytes) -> Payload:
-    reader = Unpacker(data, max_size=MAX_PAYLOAD_SIZE)
-    reader.version()
-    payload = WARP_PAYLOADS.unpack(reader, Payload)
-    reader.finish()
-    return payload
+    return WARP_PAYLOADS.decode(data, Payload, max_size=MAX_PAYLOAD_SIZE)

@@ -14,11 +14,18 @@ import sys
 from dataclasses import dataclass
 from typing import Self
 
-from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
+from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.l1_txs import PChainOwner
 from snowfield.formats.platform.signer import BLS_PUBLIC_KEY_LEN
-from snowfield.formats.registry import Encodable, TypeRegistry, pack_struct, read_id
+from snowfield.formats.registry import (
+    Encodable,
+    TypeRegistry,
+    decode_top,
+    encode_top,
+    pack_struct,
+    read_id,
+)
 
 L1_MESSAGES = TypeRegistry("L1 warp message")
 # The message codec has no limit of its own (math.MaxInt); the warp payload's 24 KiB bounds it.
@@ -114,17 +121,11 @@ class L1ValidatorWeight(L1Message):
 
 
 def encode_message(message: L1Message) -> bytes:
-    packer = Packer(max_size=_NO_LIMIT).u16(CODEC_VERSION)
-    L1_MESSAGES.pack(packer, message)
-    return packer.to_bytes()
+    return L1_MESSAGES.encode(message, max_size=_NO_LIMIT)
 
 
 def decode_message(data: bytes) -> L1Message:
-    reader = Unpacker(data, max_size=_NO_LIMIT)
-    reader.version()
-    message = L1_MESSAGES.unpack(reader, L1Message)
-    reader.finish()
-    return message
+    return L1_MESSAGES.decode(data, L1Message, max_size=_NO_LIMIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,17 +164,11 @@ class SubnetToL1ConversionData(Encodable):
         return cls(subnet_id, chain_id, address, tuple(validators))
 
     def encode(self) -> bytes:
-        packer = Packer(max_size=_NO_LIMIT).u16(CODEC_VERSION)
-        self.pack(packer)
-        return packer.to_bytes()
+        return encode_top(self.pack, max_size=_NO_LIMIT)
 
     @classmethod
     def decode(cls, data: bytes) -> Self:
-        reader = Unpacker(data, max_size=_NO_LIMIT)
-        reader.version()
-        conversion = cls.unpack(reader)
-        reader.finish()
-        return conversion
+        return decode_top(data, cls.unpack, max_size=_NO_LIMIT)
 
     @property
     def conversion_id(self) -> ID:
