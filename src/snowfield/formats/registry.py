@@ -3,7 +3,8 @@
 Public API: `Encodable` (a codec struct: `pack`, `unpack`, and for registered types `type_id`),
 `TypeRegistry.register(type_id)` (class decorator), `TypeRegistry.pack(packer, value)` writes
 `u32 type id ‖ fields`, `TypeRegistry.unpack(reader, kind)` reads one and insists it is a `kind`,
-`TypeRegistry.encode` / `.decode` for a whole message of one interface value; `encode_top` /
+`TypeRegistry.encode` / `.decode` for a whole message of one interface value; `TopLevel` for
+structs that are whole messages (`encode()` / `decode(data)`); `encode_top` /
 `decode_top` for any top-level message (`u16 version ‖ fields`, every byte consumed); and
 `read_id` / `read_short_id` / `read_node_id` for the fixed-size ids every struct carries.
 """
@@ -35,6 +36,24 @@ class Encodable:
 
 T = TypeVar("T")
 E = TypeVar("E", bound=Encodable)
+
+
+class TopLevel(Encodable):
+    """A struct that is also a whole message: `encode()` adds the codec version, `decode()`
+    insists on it and on every byte being read. `max_size` is its codec manager's limit."""
+
+    __slots__ = ()
+    max_size: ClassVar[int] = DEFAULT_MAX_SIZE
+
+    def encode(self) -> bytes:
+        return encode_top(self.pack, max_size=self.max_size)
+
+    @classmethod
+    def decode(cls, data: bytes) -> Self:
+        """Parse a whole message; InvalidParams on truncated, trailing or invalid input."""
+        return decode_top(data, cls.unpack, max_size=cls.max_size)
+
+
 C = TypeVar("C", bound=type[Encodable])
 
 

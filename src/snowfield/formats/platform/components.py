@@ -20,8 +20,7 @@ from snowfield.formats.ids import ID
 from snowfield.formats.platform.types import PLATFORM_TYPES, TransferableIn, TransferableOut
 from snowfield.formats.registry import (
     Encodable,
-    decode_top,
-    encode_top,
+    TopLevel,
     pack_struct,
     read_id,
     require_sorted,
@@ -118,7 +117,7 @@ def read_inputs(reader: Unpacker) -> tuple[TransferableInput, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class UTXO(Encodable):
+class UTXO(TopLevel):
     """An unspent output: `u16 version | txID | index | assetID | output interface`."""
 
     utxo_id: UTXOID
@@ -138,13 +137,6 @@ class UTXO(Encodable):
     def unpack(cls, reader: Unpacker) -> Self:
         utxo_id = UTXOID(read_id(reader), reader.u32())
         return cls(utxo_id, read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableOut))
-
-    def encode(self) -> bytes:
-        return encode_top(self.pack)
-
-    @classmethod
-    def decode(cls, data: bytes) -> Self:
-        return decode_top(data, cls.unpack)
 
 
 @dataclass(frozen=True, slots=True)

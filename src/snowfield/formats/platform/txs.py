@@ -18,7 +18,7 @@ from snowfield.formats.platform import l1_txs, staking_txs, subnet_txs, transfer
 from snowfield.formats.platform.signer import EmptySigner, ProofOfPossession
 from snowfield.formats.platform.stakeable import LockIn, LockOut
 from snowfield.formats.platform.types import PLATFORM_TYPES, TX_MAX_SIZE, AnyCredential, UnsignedTx
-from snowfield.formats.registry import Encodable, decode_top, encode_top
+from snowfield.formats.registry import TopLevel
 
 # Every type of the codec is registered by importing its module; keep them referenced.
 REGISTERED_MODULES = (l1_txs, staking_txs, subnet_txs, transfer_txs)
@@ -45,7 +45,7 @@ def decode_unsigned(data: bytes) -> UnsignedTx:
 
 
 @dataclass(frozen=True, slots=True)
-class Tx(Encodable):
+class Tx(TopLevel):
     """A signed P-Chain tx: one credential per input in input order, then one per auth field."""
 
     unsigned: UnsignedTx
@@ -61,14 +61,6 @@ class Tx(Encodable):
         return cls(
             unsigned, tuple(reader.items(_read_credential, min_item_size=_MIN_CREDENTIAL_SIZE))
         )
-
-    def encode(self) -> bytes:
-        return encode_top(self.pack, max_size=TX_MAX_SIZE)
-
-    @classmethod
-    def decode(cls, data: bytes) -> Self:
-        """Parse signed tx bytes; InvalidParams on truncated, trailing, unknown or invalid input."""
-        return decode_top(data, cls.unpack, max_size=TX_MAX_SIZE)
 
     def unsigned_bytes(self) -> bytes:
         return unsigned_bytes(self.unsigned)

@@ -13,12 +13,12 @@ import hashlib
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Self
+from typing import ClassVar, Self
 
 from snowfield.errors import InvalidParams
 from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
-from snowfield.formats.registry import Encodable, TypeRegistry, decode_top, encode_top, read_id
+from snowfield.formats.registry import Encodable, TopLevel, TypeRegistry, read_id
 
 WARP_SIGNATURES = TypeRegistry("warp signature")
 BLS_SIGNATURE_LEN = 96
@@ -27,9 +27,10 @@ _NO_LIMIT = sys.maxsize
 
 
 @dataclass(frozen=True, slots=True)
-class UnsignedMessage(Encodable):
+class UnsignedMessage(TopLevel):
     """`network_id`, the chain that sent it, and its payload bytes (a payload-codec message)."""
 
+    max_size: ClassVar[int] = _NO_LIMIT
     network_id: int
     source_chain_id: ID
     payload: bytes
@@ -40,13 +41,6 @@ class UnsignedMessage(Encodable):
     @classmethod
     def unpack(cls, reader: Unpacker) -> Self:
         return cls(reader.u32(), read_id(reader), reader.var_bytes())
-
-    def encode(self) -> bytes:
-        return encode_top(self.pack, max_size=_NO_LIMIT)
-
-    @classmethod
-    def decode(cls, data: bytes) -> Self:
-        return decode_top(data, cls.unpack, max_size=_NO_LIMIT)
 
     @property
     def id(self) -> ID:
@@ -93,9 +87,10 @@ class BitSetSignature(Encodable):
 
 
 @dataclass(frozen=True, slots=True)
-class Message(Encodable):
+class Message(TopLevel):
     """A signed warp message: the unsigned fields inline, then the signature interface."""
 
+    max_size: ClassVar[int] = _NO_LIMIT
     unsigned: UnsignedMessage
     signature: BitSetSignature
 
@@ -111,11 +106,3 @@ class Message(Encodable):
     def unpack(cls, reader: Unpacker) -> Self:
         unsigned = UnsignedMessage.unpack(reader)
         return cls(unsigned, WARP_SIGNATURES.unpack(reader, BitSetSignature))
-
-    def encode(self) -> bytes:
-        return encode_top(self.pack, max_size=_NO_LIMIT)
-
-    @classmethod
-    def decode(cls, data: bytes) -> Self:
-        """Parse signed message bytes; InvalidParams on malformed input."""
-        return decode_top(data, cls.unpack, max_size=_NO_LIMIT)

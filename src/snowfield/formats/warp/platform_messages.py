@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from dataclasses import dataclass
-from typing import Self
+from typing import ClassVar, Self
 
 from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
@@ -20,9 +20,8 @@ from snowfield.formats.platform.l1_txs import PChainOwner
 from snowfield.formats.platform.signer import BLS_PUBLIC_KEY_LEN
 from snowfield.formats.registry import (
     Encodable,
+    TopLevel,
     TypeRegistry,
-    decode_top,
-    encode_top,
     pack_struct,
     read_id,
 )
@@ -145,9 +144,10 @@ class ValidatorData(Encodable):
 
 
 @dataclass(frozen=True, slots=True)
-class SubnetToL1ConversionData(Encodable):
+class SubnetToL1ConversionData(TopLevel):
     """What a ConvertSubnetToL1Tx committed to; its sha256 is the conversion id."""
 
+    max_size: ClassVar[int] = _NO_LIMIT
     subnet_id: ID
     manager_chain_id: ID
     manager_address: bytes
@@ -162,13 +162,6 @@ class SubnetToL1ConversionData(Encodable):
         subnet_id, chain_id, address = read_id(reader), read_id(reader), reader.var_bytes()
         validators = reader.items(ValidatorData.unpack, min_item_size=_MIN_VALIDATOR_DATA_SIZE)
         return cls(subnet_id, chain_id, address, tuple(validators))
-
-    def encode(self) -> bytes:
-        return encode_top(self.pack, max_size=_NO_LIMIT)
-
-    @classmethod
-    def decode(cls, data: bytes) -> Self:
-        return decode_top(data, cls.unpack, max_size=_NO_LIMIT)
 
     @property
     def conversion_id(self) -> ID:
