@@ -9,7 +9,7 @@ Importing this module registers every tx type of the platformvm codec.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Self
 
 from snowfield.formats.codec import Packer, Unpacker
@@ -18,7 +18,7 @@ from snowfield.formats.platform import l1_txs, staking_txs, subnet_txs, transfer
 from snowfield.formats.platform.signer import EmptySigner, ProofOfPossession
 from snowfield.formats.platform.stakeable import LockIn, LockOut
 from snowfield.formats.platform.types import PLATFORM_TYPES, TX_MAX_SIZE, AnyCredential, UnsignedTx
-from snowfield.formats.registry import TopLevel
+from snowfield.formats.registry import TopLevel, decode_top, encode_top
 
 # Every type of the codec is registered by importing its module; keep them referenced.
 REGISTERED_MODULES = (l1_txs, staking_txs, subnet_txs, transfer_txs)
@@ -50,6 +50,17 @@ class Tx(TopLevel):
 
     unsigned: UnsignedTx
     credentials: tuple[AnyCredential, ...] = ()
+    # The bytes `decode` read (the codec has one encoding per value, so they are what `encode`
+    # would write); kept so ids of received txs cost a hash, not a re-encoding. Not compared.
+    raw: bytes = field(default=b"", compare=False, repr=False, kw_only=True)
+
+    def encode(self) -> bytes:
+        return self.raw or encode_top(self.pack, max_size=self.max_size)
+
+    @classmethod
+    def decode(cls, data: bytes) -> Self:
+        """Parse signed tx bytes; InvalidParams on truncated, trailing, unknown or invalid input."""
+        return replace(decode_top(data, cls.unpack, max_size=cls.max_size), raw=bytes(data))
 
     def pack(self, packer: Packer) -> None:
         PLATFORM_TYPES.pack(packer, self.unsigned)
