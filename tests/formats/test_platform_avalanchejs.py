@@ -3,12 +3,16 @@ txs with stakeable locks, multisig owners and BLS signers, UTXOs with their ids,
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from snowfield.crypto.keys import EWOQ_KEY
+from snowfield.crypto.secp256k1 import recover_public_key, sign_recoverable
+from snowfield.formats.bech32 import format_address
 from snowfield.formats.ids import ID, NodeID, ShortID
 from snowfield.formats.platform import l1_txs, staking_txs
 from snowfield.formats.platform.components import (
@@ -34,7 +38,7 @@ from snowfield.formats.warp.platform_messages import RegisterL1Validator, encode
 from snowfield.testing import run_node_script
 
 SCRIPT = """
-import { Utxo, avaxSerial, pvmSerial, utils } from '@avalabs/avalanchejs';
+import { Utxo, avaxSerial, pvmSerial, secp256k1, utils } from '@avalabs/avalanchejs';
 import { sha256 } from '@noble/hashes/sha256';
 const input = JSON.parse(process.argv[2]);
 const manager = utils.getManagerForVM('PVM');
@@ -53,7 +57,13 @@ const messages = input.messages.map((h) => {
   const message = warp.unpack(utils.hexToBuffer(h), pvmSerial.warp.WarpMessage);
   return utils.bufferToHex(message.toBytes(warp.getDefaultCodec()));
 });
-console.log(JSON.stringify({ txs, utxos, messages }));
+const key = utils.hexToBuffer(input.key);
+const signatures = [];
+for (const h of input.txs) {
+  const signed = manager.unpack(utils.hexToBuffer(h), avaxSerial.SignedTx);
+  signatures.push(utils.bufferToHex(await secp256k1.sign(utils.packTx(signed.unsignedTx), key)));
+}
+console.log(JSON.stringify({ txs, utxos, messages, signatures }));
 """
 
 LOCAL_STAKER = json.loads(
@@ -131,6 +141,7 @@ def parsed() -> dict[str, Any]:
         "txs": ["0x" + tx.encode().hex() for tx in _txs()],
         "utxos": ["0x" + utxo.encode().hex() for utxo in _utxos()],
         "messages": ["0x" + message.encode().hex() for message in _messages()],
+        "key": "0x" + EWOQ_KEY.hex(),
     }
     result: dict[str, Any] = json.loads(
         run_node_script(SCRIPT, json.dumps(payload), packages=("@avalabs/avalanchejs",))
@@ -153,3 +164,14 @@ def test_avalanchejs_reads_our_utxos(parsed: dict[str, Any]) -> None:
 def test_avalanchejs_reads_our_warp_messages(parsed: dict[str, Any]) -> None:
     for message, theirs in zip(_messages(), parsed["messages"], strict=True):
         assert theirs == "0x" + message.encode()[2:].hex()  # avalanchejs drops the version
+
+
+def test_avalanchejs_signs_our_unsigned_bytes_as_we_do(parsed: dict[str, Any]) -> None:
+    """Credentials sign sha256(unsigned bytes): avalanchejs's signature over what it parsed from
+    our bytes is ours (RFC 6979), and recovers to the signer's P-Chain address."""
+    for tx, theirs in zip(_txs(), parsed["signatures"], strict=True):
+        digest = hashlib.sha256(tx.unsigned_bytes()).digest()
+        assert theirs == "0x" + sign_recoverable(EWOQ_KEY, digest).hex()
+        public_key = recover_public_key(digest, bytes.fromhex(theirs[2:]))
+        address = format_address("P", "local", ShortID.from_public_key(public_key).raw)
+        assert address == "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
