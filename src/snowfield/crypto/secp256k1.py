@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from coincurve import PrivateKey, PublicKey
 
-from snowfield.errors import InvalidParams
-
 from snowfield.crypto.hashing import keccak
+from snowfield.errors import InvalidParams
 
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
