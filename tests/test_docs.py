@@ -39,8 +39,10 @@ def test_every_method_is_documented() -> None:
     text = (DOCS / "node-api.md").read_text()
     with serve_devnet() as running:
         node = running.node
-        names = set(node.evm_rpc.methods) | set(node.admin_rpc.methods)
-        names |= set(node.health_rpc.methods) | set(node.index.service.methods)
+        names = set(node.health_rpc.methods) | set(node.info_rpc.methods)
+        for chain in node.chains:
+            names |= {m for s in chain.services.values() for m in s.dispatcher.methods}
+            names |= {m for index in chain.indexes.values() for m in index.service.methods}
     missing = sorted(
         name for name in names if f"`{name}`" not in text and f"`{name.split('.')[-1]}" not in text
     )

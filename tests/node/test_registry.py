@@ -1,0 +1,81 @@
+"""The node's registry of hosted chains: routes, block identity without the index, info."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from snowfield.node.networks import network_ids
+from snowfield.testing import RunningNode, serve_devnet
+
+GENESIS = 1_700_000_000
+
+
+def call(url: str, method: str, params: Any) -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    reply = httpx.post(url, json=body, timeout=30).json()
+    assert "error" not in reply, reply
+    return reply["result"]
+
+
+def mine_three(node: RunningNode) -> None:
+    for n in range(1, 4):
+        call(node.rpc, "evm_mine", [GENESIS + 10 * n])
+
+
+def health_last_accepted(node: RunningNode, height: int) -> str:
+    deadline = time.monotonic() + 20
+    while True:
+        report = httpx.get(node.base + "/ext/health").json()
+        consensus = report["checks"]["C"]["message"]["engine"]["consensus"]
+        if consensus["lastAcceptedHeight"] == height or time.monotonic() > deadline:
+            assert consensus["lastAcceptedHeight"] == height
+            return str(consensus["lastAcceptedID"])
+        time.sleep(0.1)
+
+
+def test_block_ids_belong_to_the_chain_not_the_index() -> None:
+    with serve_devnet(genesis_timestamp=GENESIS, health_check_frequency=0.1) as indexed:
+        mine_three(indexed)
+        last = call(indexed.base + "/ext/index/C/block", "index.getLastAccepted", {})
+        assert health_last_accepted(indexed, 3) == last["id"]
+    with serve_devnet(
+        genesis_timestamp=GENESIS, health_check_frequency=0.1, index_enabled=False
+    ) as plain:
+        mine_three(plain)
+        assert health_last_accepted(plain, 3) == last["id"]
+        index = httpx.post(plain.base + "/ext/index/C/block", json={})
+        assert index.status_code == 404
+
+
+def test_routes_come_from_the_registry() -> None:
+    with serve_devnet() as node:
+        c_chain = network_ids(12345).c_chain
+        for name in ("C", c_chain):
+            reply = call(f"{node.base}/ext/bc/{name}/rpc", "eth_chainId", [])
+            assert reply == hex(43112)
+            admin = call(f"{node.base}/ext/bc/{name}/admin", "admin.getVMConfig", {})
+            assert admin["config"]["chain_id"] == 43112
+        unknown = httpx.post(f"{node.base}/ext/bc/Z/rpc", json={})
+        assert (unknown.status_code, unknown.text) == (404, "404 page not found\n")
+        assert httpx.post(f"{node.base}/ext/bc/Z/admin", json={}).status_code == 404
+        assert httpx.post(f"{node.base}/ext/index/Z/block", json={}).status_code == 404
+
+
+def test_info_names_the_hosted_chains() -> None:
+    with serve_devnet(network_id=5, chain_id=43113) as node:
+        url = node.base + "/ext/info"
+        fuji_c = network_ids(5).c_chain
+        assert call(url, "info.getBlockchainID", {"alias": "C"}) == {"blockchainID": fuji_c}
+        assert call(url, "info.getBlockchainID", {"alias": fuji_c}) == {"blockchainID": fuji_c}
+        assert call(url, "info.getNetworkID", {}) == {"networkID": "5"}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "info.getBlockchainID",
+            "params": {"alias": "Q"},
+        }
+        error = httpx.post(url, json=body).json()["error"]
+        assert error["code"] == -32000 and "there is no ID with alias" in error["message"]
