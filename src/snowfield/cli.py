@@ -205,6 +205,7 @@ def index(
 
 async def _run_index(settings: Any) -> None:
     from snowfield.indexer.calls import Calls
+    from snowfield.indexer.identity import learn_blockchain_id
     from snowfield.indexer.indexer import Indexer
     from snowfield.rpc.client import DocumentFetcher, RpcClient
     from snowfield.store.database import Database
@@ -222,7 +223,8 @@ async def _run_index(settings: Any) -> None:
             client, batch_size=settings.rpc_batch_size, concurrency=settings.rpc_concurrency
         )
         chain_id = int(await client.call("eth_chainId"), 16)
-        await asyncio.to_thread(_record_chain, db, chain_id, settings)
+        blockchain_id = settings.blockchain_id or await learn_blockchain_id(settings.rpc)
+        await asyncio.to_thread(_record_chain, db, chain_id, blockchain_id, settings)
         indexer = Indexer(
             db, calls, fetcher, chain_id, batch_blocks=settings.batch_blocks, traces=settings.traces
         )
@@ -257,7 +259,7 @@ async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:
         await indexer.follow(stop, settings.poll_interval)
 
 
-def _record_chain(db: Any, chain_id: int, settings: Any) -> None:
+def _record_chain(db: Any, chain_id: int, blockchain_id: str | None, settings: Any) -> None:
     from snowfield.store.rows import ChainRow
     from snowfield.store.writes import upsert_chain
 
@@ -270,7 +272,7 @@ def _record_chain(db: Any, chain_id: int, settings: Any) -> None:
             network=settings.network,
             rpc_url=settings.rpc,
             ws_url=settings.ws,
-            blockchain_id=settings.blockchain_id,
+            blockchain_id=blockchain_id,
             subnet_id=settings.subnet_id,
             description=settings.description,
             explorer_url=settings.explorer_url,

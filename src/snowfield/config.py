@@ -105,7 +105,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("network", "testnet", "Network of the chain: mainnet or testnet.", "index"),
     Setting("description", "", "Description of the chain in the data service.", "index"),
     Setting("explorer-url", None, "Block explorer URL listed for the chain.", "index"),
-    Setting("blockchain-id", None, "Blockchain id (cb58) of the chain, if known.", "index"),
+    Setting(
+        "blockchain-id",
+        None,
+        "Blockchain id (cb58) of the chain; without it, asked of the node's /ext/info"
+        " (info.getBlockchainID), else derived from the EVM chain id.",
+        "index",
+    ),
     Setting("subnet-id", None, "Subnet id (cb58) the chain belongs to, if known.", "index"),
     Setting("token-name", "Avalanche", "Name of the chain's native token.", "index"),
     Setting("token-symbol", "AVAX", "Symbol of the chain's native token.", "index"),
