@@ -79,3 +79,20 @@ def test_info_names_the_hosted_chains() -> None:
         }
         error = httpx.post(url, json=body).json()["error"]
         assert error["code"] == -32000 and "there is no ID with alias" in error["message"]
+
+
+def test_admin_methods_are_bound_to_their_wire_names() -> None:
+    from snowfield.node.methods.admin import Admin
+
+    admin = Admin(None, {"x": 1})
+    handlers = admin.handlers()
+    assert set(handlers) == {
+        "admin.startCPUProfiler",
+        "admin.stopCPUProfiler",
+        "admin.memoryProfile",
+        "admin.lockProfile",
+        "admin.setLogLevel",
+        "admin.getVMConfig",
+    }
+    assert handlers["admin.getVMConfig"]({}) == {"config": {"x": 1}}
+    assert admin.aliases()["admin_setLogLevel"] == "admin.setLogLevel"
