@@ -53,15 +53,17 @@ def test_block_ids_belong_to_the_chain_not_the_index() -> None:
 def test_routes_come_from_the_registry() -> None:
     with serve_devnet() as node:
         c_chain = network_ids(12345).c_chain
-        for name in ("C", c_chain):
-            reply = call(f"{node.base}/ext/bc/{name}/rpc", "eth_chainId", [])
+        # avalanchego's names of the C-Chain: its aliases and id, and the /ext/{alias} forms.
+        for prefix in ("bc/C", "bc/evm", f"bc/{c_chain}", "C", "evm"):
+            reply = call(f"{node.base}/ext/{prefix}/rpc", "eth_chainId", [])
             assert reply == hex(43112)
-            admin = call(f"{node.base}/ext/bc/{name}/admin", "admin.getVMConfig", {})
+            admin = call(f"{node.base}/ext/{prefix}/admin", "admin.getVMConfig", {})
             assert admin["config"]["chain_id"] == 43112
         unknown = httpx.post(f"{node.base}/ext/bc/Z/rpc", json={})
         assert (unknown.status_code, unknown.text) == (404, "404 page not found\n")
         assert httpx.post(f"{node.base}/ext/bc/Z/admin", json={}).status_code == 404
         assert httpx.post(f"{node.base}/ext/index/Z/block", json={}).status_code == 404
+        assert httpx.post(f"{node.base}/ext/P/rpc", json={}).status_code == 404  # no P-Chain yet
 
 
 def test_info_names_the_hosted_chains() -> None:

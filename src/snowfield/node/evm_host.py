@@ -35,6 +35,8 @@ class EvmHosting:
     index_enabled: bool
     index_allow_incomplete: bool
     admin: Admin
+    aliases: tuple[str, ...] = ()
+    short_forms: tuple[str, ...] = ()
 
 
 def host_evm_chain(
@@ -76,6 +78,8 @@ def host_evm_chain(
         },
         health=lambda: evm_health(runtime.ids),
         indexes=indexes,
+        aliases=hosting.aliases,
+        short_forms=hosting.short_forms,
     )
 
 

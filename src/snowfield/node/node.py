@@ -70,6 +70,9 @@ class Node:
             index_enabled=settings.index_enabled,
             index_allow_incomplete=settings.index_allow_incomplete,
             admin=self.admin,
+            # avalanchego's names for the C-Chain: /ext/bc/evm/..., /ext/C/..., /ext/evm/...
+            aliases=("evm",),
+            short_forms=("C", "evm"),
         )
         self.register(
             host_evm_chain(
