@@ -7,8 +7,11 @@ from typing import Any
 
 import httpx
 
+from snowfield.cli import build_node
+from snowfield.config import EvmChainSettings, NetworkSettings
+from snowfield.node.app import create_node_app
 from snowfield.node.networks import network_ids
-from snowfield.testing import RunningNode, serve_devnet
+from snowfield.testing import RunningNode, free_port, serve_asgi, serve_devnet
 
 GENESIS = 1_700_000_000
 
@@ -98,3 +101,26 @@ def test_admin_methods_are_bound_to_their_wire_names() -> None:
     }
     assert handlers["admin.getVMConfig"]({}) == {"config": {"x": 1}}
     assert admin.aliases()["admin_setLogLevel"] == "admin.setLogLevel"
+
+
+def test_hosting_another_chain_is_one_registration() -> None:
+    """An EVM L1 (no alias) registered with the node: routes, health check and info follow."""
+    l1_id = "2Wpo2VrUCMzYXUbkjZ5Pfx5XqHgfEJxqKo7jYsMJCmqjXvKv3o"
+    l1 = EvmChainSettings(
+        alias=None,
+        chain_id=99_999,
+        gas_limit=8_000_000,
+        block_time=None,
+        genesis_timestamp=GENESIS,
+        pruning_enabled=False,
+        historical_proof_query_window=0,
+    )
+    node = build_node(NetworkSettings(port=free_port()))
+    node.register(node.host_evm(l1, l1_id))
+    with serve_asgi(create_node_app(node), port=node.settings.port) as base:
+        assert call(f"{base}/ext/bc/{l1_id}/rpc", "eth_chainId", []) == hex(99_999)
+        assert call(f"{base}/ext/bc/C/rpc", "eth_chainId", []) == hex(43112)
+        info = call(f"{base}/ext/info", "info.getBlockchainID", {"alias": l1_id})
+        assert info == {"blockchainID": l1_id}
+        report = httpx.get(f"{base}/ext/health").json()
+        assert report["checks"][l1_id]["message"]["engine"]["consensus"]["lastAcceptedHeight"] == 0

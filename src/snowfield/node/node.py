@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from snowfield.chains.evm.genesis import Allocation
-from snowfield.config import NetworkSettings
+from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.evm_host import EvmHosting, host_evm_chain
@@ -59,10 +59,26 @@ class Node:
         self.chains = ChainRegistry()
         self.info_rpc = info_service(settings.network_id, self.chains)
         self._register_node_checks()
+        self.storage = storage
+        self._funded = funded
+        # avalanchego's names for the C-Chain: /ext/bc/evm/..., /ext/C/..., /ext/evm/...
+        c_chain = self.host_evm(settings.c_chain, self.ids.c_chain, ("evm",), ("C", "evm"))
+        self.register(c_chain)
+
+    def host_evm(
+        self,
+        chain: EvmChainSettings,
+        blockchain_id: str,
+        aliases: tuple[str, ...] = (),
+        short_forms: tuple[str, ...] = (),
+    ) -> HostedChain:
+        """An EVM chain of this network: the dev accounts funded, the node's request limits,
+        index rules and admin; `register` it to host it."""
+        settings = self.settings
         hosting = EvmHosting(
-            blockchain_id=self.ids.c_chain,
+            blockchain_id=blockchain_id,
             subnet_id=self.ids.primary_subnet,
-            alloc=tuple(Allocation(k.address, settings.balance * AVAX) for k in funded),
+            alloc=tuple(Allocation(k.address, settings.balance * AVAX) for k in self._funded),
             client_version=VERSION,
             limits=Limits(
                 batch_items=settings.batch_request_limit, request_bytes=settings.max_request_bytes
@@ -70,18 +86,17 @@ class Node:
             index_enabled=settings.index_enabled,
             index_allow_incomplete=settings.index_allow_incomplete,
             admin=self.admin,
-            # avalanchego's names for the C-Chain: /ext/bc/evm/..., /ext/C/..., /ext/evm/...
-            aliases=("evm",),
-            short_forms=("C", "evm"),
+            aliases=aliases,
+            short_forms=short_forms,
         )
-        self.register(
-            host_evm_chain(
-                settings.c_chain,
-                hosting,
-                storage,
-                lambda rt: evm_rpc_methods(rt, settings, self.keystore, self.dev_keys),
-            )
+        return host_evm_chain(
+            chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)
         )
+
+    def evm_rpc_methods(self, rt: EvmRuntime, chain: EvmChainSettings) -> list[Method]:
+        """The methods of an EVM chain of this network, with the node's dev accounts."""
+        network_id = self.settings.network_id
+        return evm_rpc_methods(rt, chain, network_id, self.keystore, self.dev_keys)
 
     def register(self, chain: HostedChain) -> None:
         """Hosts one more chain: its routes, index and health check come with it."""
@@ -158,12 +173,16 @@ class Node:
 
 
 def evm_rpc_methods(
-    rt: EvmRuntime, settings: NetworkSettings, keystore: Keystore, dev_keys: list[DevKey]
+    rt: EvmRuntime,
+    chain: EvmChainSettings,
+    network_id: int,
+    keystore: Keystore,
+    dev_keys: list[DevKey],
 ) -> list[Method]:
     """The JSON-RPC method groups an EVM chain serves at /ext/bc/{chain}/rpc and /ws."""
-    proofs = ProofPolicy(settings.pruning_enabled, settings.historical_proof_query_window)
+    proofs = ProofPolicy(chain.pruning_enabled, chain.historical_proof_query_window)
     return [
-        *web3_net_methods(VERSION, evm_network_id(settings)),
+        *web3_net_methods(VERSION, evm_network_id(network_id, chain.chain_id)),
         *eth_methods(rt, proofs, [k.address for k in dev_keys]),
         *log_methods(rt),
         *personal_methods(rt, keystore),
@@ -182,6 +201,6 @@ def _tags(params: dict[str, Any]) -> list[str]:
     return tags
 
 
-def evm_network_id(settings: NetworkSettings) -> int:
+def evm_network_id(network_id: int, chain_id: int) -> int:
     """net_version: 1 on mainnet and the test network (as the spec says), else the chain id."""
-    return 1 if settings.network_id in (1, 5) else settings.chain_id
+    return 1 if network_id in (1, 5) else chain_id
