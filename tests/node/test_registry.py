@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from snowfield.cli import build_node
 from snowfield.config import EvmChainSettings, NetworkSettings
+from snowfield.formats.cb58 import decode_cb58
+from snowfield.formats.hexcheck import decode_hex
+from snowfield.formats.proposervm import parse
 from snowfield.node.app import create_node_app
 from snowfield.node.networks import network_ids
 from snowfield.testing import RunningNode, free_port, serve_asgi, serve_devnet
@@ -124,3 +128,18 @@ def test_hosting_another_chain_is_one_registration() -> None:
         assert info == {"blockchainID": l1_id}
         report = httpx.get(f"{base}/ext/health").json()
         assert report["checks"][l1_id]["message"]["engine"]["consensus"]["lastAcceptedHeight"] == 0
+
+
+def test_a_late_index_gives_the_chains_own_ids(tmp_path: Path) -> None:
+    """An index started on a running chain (--index-allow-incomplete) chains its first
+    container to the id the chain already gave its parent."""
+    data = {"data_dir": tmp_path, "genesis_timestamp": GENESIS, "health_check_frequency": 0.1}
+    with serve_devnet(index_enabled=False, **data) as plain:
+        mine_three(plain)
+        third = health_last_accepted(plain, 3)
+    with serve_devnet(index_enabled=True, index_allow_incomplete=True, **data) as late:
+        call(late.rpc, "evm_mine", [GENESIS + 40])
+        url = late.base + "/ext/index/C/block"
+        first = call(url, "index.getContainerByIndex", {"index": 0, "encoding": "hex"})
+        assert parse(decode_hex(first["bytes"])).parent_id.raw == decode_cb58(third)
+        assert health_last_accepted(late, 4) == first["id"]
