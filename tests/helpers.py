@@ -31,3 +31,18 @@ def signed_transfer(nonce: int, *, to: str, value: int = 1, key: Any = KEY0, **f
         **fields,
     }
     return "0x" + bytes(Account.sign_transaction(tx, key).raw_transaction).hex()
+
+
+def prometheus_samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """Every sample of a Prometheus scrape by name and labels, as prometheus-client parses it."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def labels(**values: str) -> frozenset[tuple[str, str]]:
+    return frozenset(values.items())

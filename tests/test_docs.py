@@ -6,8 +6,11 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+import typer.core
+import typer.main
 
-from snowfield.config import SERVICES, SETTINGS
+from snowfield import cli
+from snowfield.config import SERVICES, SETTINGS, EvmChainSettings, NetworkSettings
 from snowfield.testing import serve_devnet
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -27,6 +30,32 @@ def test_every_setting_is_in_the_table_and_the_docs(service: str) -> None:
         assert getattr(defaults, setting.name.replace("-", "_")) == setting.default, setting.name
 
 
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_every_cli_option_is_a_setting(service: str) -> None:
+    """The command's options are the SETTINGS rows: same flags, variables, defaults and help."""
+    command = typer.main.get_command(cli.app).commands[service]  # type: ignore[attr-defined]
+    options = {p.opts[0]: p for p in command.params if isinstance(p, typer.core.TyperOption)}
+    rows = {s.flag: s for s in SETTINGS if s.service == service}
+    assert set(options) == set(rows)
+    for flag, option in options.items():
+        setting = rows[flag]
+        assert (option.envvar, option.default, option.help) == (
+            setting.env,
+            setting.default,
+            setting.help,
+        ), flag
+
+
+def test_the_network_chains_come_from_the_network_settings() -> None:
+    """Each chain entry of NetworkSettings is read from the network's own (documented) flags."""
+    network = NetworkSettings(chain_id=7, gas_limit=30_000_000, block_time=2.0)
+    (c_chain,) = network.chains
+    assert c_chain.alias == "C"
+    for field in dataclasses.fields(EvmChainSettings):
+        if field.name != "alias":
+            assert getattr(c_chain, field.name) == getattr(network, field.name), field.name
+
+
 def test_environment_names_are_unambiguous() -> None:
     """Two settings share an environment variable only when they mean the same thing."""
     by_env: dict[str, set[object]] = {}
@@ -39,8 +68,10 @@ def test_every_method_is_documented() -> None:
     text = (DOCS / "node-api.md").read_text()
     with serve_devnet() as running:
         node = running.node
-        names = set(node.evm_rpc.methods) | set(node.admin_rpc.methods)
-        names |= set(node.health_rpc.methods) | set(node.index.service.methods)
+        names = set(node.health_rpc.methods) | set(node.info_rpc.methods)
+        for chain in node.chains:
+            names |= {m for s in chain.services.values() for m in s.dispatcher.methods}
+            names |= {m for index in chain.indexes.values() for m in index.service.methods}
     missing = sorted(
         name for name in names if f"`{name}`" not in text and f"`{name.split('.')[-1]}" not in text
     )

@@ -18,8 +18,7 @@ import uvloop
 from rich.console import Console
 
 from snowfield import logs
-from snowfield.chains.evm.journal import Journal, MemoryJournal
-from snowfield.config import SETTINGS, DevnetSettings, IndexSettings
+from snowfield.config import SETTINGS, IndexSettings, NetworkSettings
 from snowfield.crypto.keys import DEFAULT_MNEMONIC
 from snowfield.errors import SnowfieldError
 
@@ -69,7 +68,7 @@ def devnet(
     log_format: Annotated[str, _opt("log-format")] = "text",
 ) -> None:
     """Run a local network node: C-Chain with real EVM execution and the node's /ext APIs."""
-    settings = DevnetSettings(**{k: v for k, v in locals().items()})
+    settings = NetworkSettings(**{k: v for k, v in locals().items()})
     _run_service(settings, _run_devnet)
 
 
@@ -86,39 +85,16 @@ def _run_service(settings: Any, main: Callable[[Any], Coroutine[Any, Any, None]]
         raise typer.Exit(1) from None
 
 
-def build_node(settings: DevnetSettings) -> Any:
-    """Opens the journal and index state under the data dir and builds the node."""
-    from snowfield.node.index import IndexState
-    from snowfield.node.journal_file import FileJournal
+def build_node(settings: NetworkSettings) -> Any:
+    """Builds the node over its data dir (or memory): each hosted chain opens its own journal
+    and index state under `<data-dir>/<alias or blockchain id>/` and `<data-dir>/index/`."""
     from snowfield.node.node import Node
+    from snowfield.node.storage import NodeStorage
 
-    journal: Journal
-    work_dir = settings.data_dir
-    if work_dir is not None:
-        journal = FileJournal(work_dir / "C" / "chain.journal", fsync=settings.fsync)
-        index_path: Path | None = work_dir / "index" / "C-block.json"
-    else:
-        journal = MemoryJournal()
-        index_path = None
-    node = Node(settings, journal, work_dir=work_dir, index_state=IndexState(True, 1))
-    state = IndexState.resolve(
-        index_path,
-        enabled=settings.index_enabled,
-        allow_incomplete=settings.index_allow_incomplete,
-        head=_head_before_start(node),
-    )
-    if settings.index_enabled:
-        from snowfield.node.index import BlockIndex
-
-        node.index = BlockIndex(node.c.chain, state, node.ids.c_chain)
-    return node
+    return Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync))
 
 
-def _head_before_start(node: Any) -> int:
-    return int(node.c.chain.head.number)
-
-
-async def _run_devnet(settings: DevnetSettings) -> None:
+async def _run_devnet(settings: NetworkSettings) -> None:
     from snowfield.node.app import create_node_app
 
     node = build_node(settings)
@@ -147,7 +123,7 @@ async def _run_devnet(settings: DevnetSettings) -> None:
             await task
 
 
-async def _demo(node: Any, settings: DevnetSettings, server: uvicorn.Server) -> None:
+async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) -> None:
     from snowfield.rpc.client import RpcClient
     from snowfield.workload.demo import run_demo
 
@@ -173,17 +149,20 @@ def _tune_gc() -> None:
     gc.set_threshold(50_000, 20, 20)
 
 
-def _print_banner(node: Any, settings: DevnetSettings) -> None:
+def _print_banner(node: Any, settings: NetworkSettings) -> None:
     base = f"http://{settings.host}:{settings.port}"
     console.print("[bold]Dev accounts[/bold] (funded at genesis):", soft_wrap=True)
     for i, key in enumerate(node.dev_keys):
         console.print(f"({i}) {key.checksum_address}  0x{key.private_key.hex()}", soft_wrap=True)
     console.print(f"Mnemonic: [bold]{settings.mnemonic}[/bold]")
-    console.print(f"C-Chain RPC:  {base}/ext/bc/C/rpc", soft_wrap=True)
-    console.print(f"  (also /ext/bc/{node.ids.c_chain}/rpc)", soft_wrap=True)
-    console.print(f"C-Chain WS:   ws://{settings.host}:{settings.port}/ext/bc/C/ws")
+    for chain in node.chains:
+        for suffix in chain.services:
+            console.print(f"{chain.label} {suffix}: {base}/ext/bc/{chain.label}/{suffix}")
+        if chain.alias:
+            console.print(f"  (also /ext/bc/{chain.blockchain_id}/...)", soft_wrap=True)
+        for name in chain.indexes:
+            console.print(f"Index:        {base}/ext/index/{chain.alias}/{name}", soft_wrap=True)
     console.print(f"Health:       {base}/ext/health", soft_wrap=True)
-    console.print(f"Index:        {base}/ext/index/C/block", soft_wrap=True)
     console.print(f"Metrics:      {base}/ext/metrics")
     console.print(
         f"Network id {settings.network_id}, EVM chain id {settings.chain_id}, "
@@ -226,6 +205,7 @@ def index(
 
 async def _run_index(settings: Any) -> None:
     from snowfield.indexer.calls import Calls
+    from snowfield.indexer.identity import learn_blockchain_id
     from snowfield.indexer.indexer import Indexer
     from snowfield.rpc.client import DocumentFetcher, RpcClient
     from snowfield.store.database import Database
@@ -243,7 +223,8 @@ async def _run_index(settings: Any) -> None:
             client, batch_size=settings.rpc_batch_size, concurrency=settings.rpc_concurrency
         )
         chain_id = int(await client.call("eth_chainId"), 16)
-        await asyncio.to_thread(_record_chain, db, chain_id, settings)
+        blockchain_id = settings.blockchain_id or await learn_blockchain_id(settings.rpc)
+        await asyncio.to_thread(_record_chain, db, chain_id, blockchain_id, settings)
         indexer = Indexer(
             db, calls, fetcher, chain_id, batch_blocks=settings.batch_blocks, traces=settings.traces
         )
@@ -278,7 +259,7 @@ async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:
         await indexer.follow(stop, settings.poll_interval)
 
 
-def _record_chain(db: Any, chain_id: int, settings: Any) -> None:
+def _record_chain(db: Any, chain_id: int, blockchain_id: str | None, settings: Any) -> None:
     from snowfield.store.rows import ChainRow
     from snowfield.store.writes import upsert_chain
 
@@ -291,7 +272,7 @@ def _record_chain(db: Any, chain_id: int, settings: Any) -> None:
             network=settings.network,
             rpc_url=settings.rpc,
             ws_url=settings.ws,
-            blockchain_id=settings.blockchain_id,
+            blockchain_id=blockchain_id,
             subnet_id=settings.subnet_id,
             description=settings.description,
             explorer_url=settings.explorer_url,

@@ -105,7 +105,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("network", "testnet", "Network of the chain: mainnet or testnet.", "index"),
     Setting("description", "", "Description of the chain in the data service.", "index"),
     Setting("explorer-url", None, "Block explorer URL listed for the chain.", "index"),
-    Setting("blockchain-id", None, "Blockchain id (cb58) of the chain, if known.", "index"),
+    Setting(
+        "blockchain-id",
+        None,
+        "Blockchain id (cb58) of the chain; without it, asked of the node's /ext/info"
+        " (info.getBlockchainID), else derived from the EVM chain id.",
+        "index",
+    ),
     Setting("subnet-id", None, "Subnet id (cb58) the chain belongs to, if known.", "index"),
     Setting("token-name", "Avalanche", "Name of the chain's native token.", "index"),
     Setting("token-symbol", "AVAX", "Symbol of the chain's native token.", "index"),
@@ -192,8 +198,22 @@ SETTINGS: tuple[Setting, ...] = (
 
 
 @dataclass(frozen=True, slots=True)
-class DevnetSettings:
-    """Everything `snowfield devnet` is told; defaults match the SETTINGS table."""
+class EvmChainSettings:
+    """One EVM chain of the network, as the network's settings describe it."""
+
+    alias: str | None
+    chain_id: int
+    gas_limit: int
+    block_time: float | None
+    genesis_timestamp: int | None
+    pruning_enabled: bool
+    historical_proof_query_window: int
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkSettings:
+    """Everything `snowfield devnet` is told about the network it runs; defaults match the
+    SETTINGS table. The flags of a chain (the C-Chain's today) are read through `chains`."""
 
     host: str = "127.0.0.1"
     port: int = 9650
@@ -218,6 +238,27 @@ class DevnetSettings:
     fsync: bool = False
     log_level: str = "info"
     log_format: str = "text"
+
+    @property
+    def c_chain(self) -> EvmChainSettings:
+        return EvmChainSettings(
+            alias="C",
+            chain_id=self.chain_id,
+            gas_limit=self.gas_limit,
+            block_time=self.block_time,
+            genesis_timestamp=self.genesis_timestamp,
+            pruning_enabled=self.pruning_enabled,
+            historical_proof_query_window=self.historical_proof_query_window,
+        )
+
+    @property
+    def chains(self) -> tuple[EvmChainSettings, ...]:
+        """The chains the network hosts, in registration order."""
+        return (self.c_chain,)
+
+
+# The name the CLI command and existing callers know the network's settings by.
+DevnetSettings = NetworkSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +307,7 @@ class ServeSettings:
 
 # Which settings dataclass each service's rows of SETTINGS describe.
 SERVICES: dict[str, type] = {
-    "devnet": DevnetSettings,
+    "devnet": NetworkSettings,
     "index": IndexSettings,
     "serve": ServeSettings,
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from snowfield.api.gate import RatePolicy
 from snowfield.store.database import Database
 from tests.api.conftest import api_client
+from tests.helpers import labels, prometheus_samples
 
 ROUTE = "/v1/chains/{chainId}/addresses/{address}/transactions"
 
@@ -21,10 +22,12 @@ def test_requests_are_counted_by_route_and_status(db: Database) -> None:
     assert scrape.status_code == 200
     assert scrape.headers["content-type"].startswith("text/plain")
     text = scrape.text
-    assert (
-        'snowfield_data_api_requests_total{route="/v1/chains",method="GET",status="200"} 1' in text
-    )
-    assert f'route="{ROUTE}",method="GET",status="404"}} 1' in text
-    assert 'route="(unmatched)",method="GET",status="429"}' in text
-    assert f'snowfield_data_api_request_seconds_count{{route="{ROUTE}"}} 2' in text
-    assert 'le="+Inf"' in text and "# TYPE snowfield_data_api_request_seconds histogram" in text
+    samples = prometheus_samples(text)
+    requests = "snowfield_data_api_requests_total"
+    assert samples[(requests, labels(route="/v1/chains", method="GET", status="200"))] == 1
+    assert samples[(requests, labels(route=ROUTE, method="GET", status="404"))] == 1
+    assert samples[(requests, labels(route="(unmatched)", method="GET", status="429"))] >= 1
+    assert samples[("snowfield_data_api_request_seconds_count", labels(route=ROUTE))] == 2
+    inf = labels(route=ROUTE, le="+Inf")
+    assert samples[("snowfield_data_api_request_seconds_bucket", inf)] == 2
+    assert "# TYPE snowfield_data_api_request_seconds histogram" in text

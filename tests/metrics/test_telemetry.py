@@ -9,6 +9,7 @@ import httpx
 from snowfield.api.metrics import create_metrics_app
 from snowfield.testing import open_database
 from tests.api.conftest import serve_app
+from tests.helpers import labels, prometheus_samples
 
 
 def test_metrics_service_counts_its_requests(tmp_path: Path) -> None:
@@ -17,9 +18,8 @@ def test_metrics_service_counts_its_requests(tmp_path: Path) -> None:
         assert httpx.get(f"{base}/v2/chains/total/metrics/bogus").status_code == 400
         text = httpx.get(f"{base}/metrics").text
     route = "/v2/chains/{chainId}/metrics/{metric}"
-    assert (
-        f'snowfield_metrics_api_requests_total{{route="{route}",method="GET",status="404"}} 1'
-        in text
-    )
-    assert f'route="{route}",method="GET",status="400"}} 1' in text
-    assert f'snowfield_metrics_api_request_seconds_count{{route="{route}"}} 2' in text
+    samples = prometheus_samples(text)
+    requests = "snowfield_metrics_api_requests_total"
+    assert samples[(requests, labels(route=route, method="GET", status="404"))] == 1
+    assert samples[(requests, labels(route=route, method="GET", status="400"))] == 1
+    assert samples[("snowfield_metrics_api_request_seconds_count", labels(route=route))] == 2

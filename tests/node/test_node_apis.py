@@ -16,6 +16,7 @@ from snowfield.formats.cb58 import decode_cb58
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.proposervm import StatelessBlock, parse
 from snowfield.testing import RunningNode, serve_devnet
+from tests.helpers import labels, prometheus_samples
 
 DEV0 = Web3.to_checksum_address("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266")
 
@@ -154,8 +155,8 @@ def test_admin_profiles_and_log_level(devnet: RunningNode) -> None:
 
 
 def test_metrics_endpoint(devnet: RunningNode) -> None:
-    text = httpx.get(devnet.base + "/ext/metrics").text
-    assert (
-        "snowfield_chain_height" in text
-        and 'snowfield_rpc_calls_total{method="eth_chainId"}' in text
-    )
+    httpx.post(devnet.rpc, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"})
+    samples = prometheus_samples(httpx.get(devnet.base + "/ext/metrics").text)
+    assert samples[("snowfield_rpc_calls_total", labels(method="eth_chainId"))] >= 1
+    assert samples[("snowfield_chain_height", labels())] >= 0
+    assert ("snowfield_mempool_size", labels()) in samples

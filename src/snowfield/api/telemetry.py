@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 
-class Recorder:
-    """Request counts by route, method and status, and a latency histogram by route."""
+class Recorder(Collector):
+    """Request counts by route, method and status, and a latency histogram by route; kept as
+    plain counts on the request path and read by prometheus-client when scraped."""
 
     def __init__(self, service: str) -> None:
         self.prefix = f"snowfield_{service}_api"
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.registry.register(self)
         self.requests: dict[tuple[str, str, int], int] = defaultdict(int)
         self.latency: dict[str, list[int]] = defaultdict(lambda: [0] * (len(BUCKETS) + 1))
         self.latency_sum: dict[str, float] = defaultdict(float)
@@ -31,20 +37,28 @@ class Recorder:
         counts[-1] += 1
         self.latency_sum[route] += elapsed
 
-    def render(self) -> str:
-        name = f"{self.prefix}_requests_total"
-        lines = [f"# HELP {name} Requests answered, by route, method and status.",
-                 f"# TYPE {name} counter"]  # fmt: skip
+    def collect(self) -> Iterator[Metric]:
+        requests = CounterMetricFamily(
+            f"{self.prefix}_requests",
+            "Requests answered, by route, method and status.",
+            labels=["route", "method", "status"],
+        )
         for (route, method, status), n in sorted(self.requests.items()):
-            lines.append(f'{name}{{route="{route}",method="{method}",status="{status}"}} {n}')
-        hist = f"{self.prefix}_request_seconds"
-        lines += [f"# HELP {hist} Time to answer a request, by route.", f"# TYPE {hist} histogram"]
+            requests.add_metric([route, method, str(status)], n)
+        yield requests
+        latency = HistogramMetricFamily(
+            f"{self.prefix}_request_seconds",
+            "Time to answer a request, by route.",
+            labels=["route"],
+        )
         for route, counts in sorted(self.latency.items()):
-            for bound, n in zip((*map(str, BUCKETS), "+Inf"), counts, strict=True):
-                lines.append(f'{hist}_bucket{{route="{route}",le="{bound}"}} {n}')
-            lines.append(f'{hist}_sum{{route="{route}"}} {self.latency_sum[route]:.6f}')
-            lines.append(f'{hist}_count{{route="{route}"}} {counts[-1]}')
-        return "\n".join(lines) + "\n"
+            bounds = (*map(str, BUCKETS), "+Inf")
+            buckets = list(zip(bounds, counts, strict=True))
+            latency.add_metric([route], buckets, sum_value=self.latency_sum[route])
+        yield latency
+
+    def render(self) -> str:
+        return generate_latest(self.registry).decode()
 
     @staticmethod
     def is_scrape(scope: Scope) -> bool:

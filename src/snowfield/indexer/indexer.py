@@ -8,8 +8,12 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from snowfield.indexer.balances import BalanceTracker
 from snowfield.indexer.calls import Calls
@@ -29,8 +33,8 @@ from snowfield.store.rows import BalanceRow, BlockBundle, NftRow, TokenRow
 log = logging.getLogger("snowfield.indexer")
 
 
-@dataclass
-class Stats:
+@dataclass(eq=False)  # a prometheus-client collector is registered by identity
+class Stats(Collector):
     """Counters an operator scrapes (see the CLI's /metrics)."""
 
     height: int = -1
@@ -41,20 +45,27 @@ class Stats:
     unwinds: int = 0
     started: float = field(default_factory=time.monotonic)
 
+    def collect(self) -> Iterator[Metric]:
+        for name, family, value, text in (
+            (
+                "indexed_height",
+                GaugeMetricFamily,
+                self.height,
+                "Last block written with its checkpoint.",
+            ),
+            ("node_head", GaugeMetricFamily, self.head, "Latest block the node reported."),
+            ("blocks", CounterMetricFamily, self.blocks, "Blocks indexed by this process."),
+            ("transactions", CounterMetricFamily, self.transactions, "Transactions indexed."),
+            ("batches", CounterMetricFamily, self.batches, "Batches written."),
+            ("unwinds", CounterMetricFamily, self.unwinds, "Reorganisations unwound."),
+        ):
+            yield family(f"snowfield_indexer_{name}", text, value=value)
+
     def prometheus(self) -> str:
         """The counters in Prometheus text exposition format."""
-        lines = []
-        for name, kind, value, text in (
-            ("indexed_height", "gauge", self.height, "Last block written with its checkpoint."),
-            ("node_head", "gauge", self.head, "Latest block the node reported."),
-            ("blocks_total", "counter", self.blocks, "Blocks indexed by this process."),
-            ("transactions_total", "counter", self.transactions, "Transactions indexed."),
-            ("batches_total", "counter", self.batches, "Batches written."),
-            ("unwinds_total", "counter", self.unwinds, "Reorganisations unwound."),
-        ):
-            metric = f"snowfield_indexer_{name}"
-            lines += [f"# HELP {metric} {text}", f"# TYPE {metric} {kind}", f"{metric} {value}"]
-        return "\n".join(lines) + "\n"
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(self)
+        return generate_latest(registry).decode()
 
 
 @dataclass(frozen=True, slots=True)

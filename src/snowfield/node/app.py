@@ -1,28 +1,41 @@
-"""The node's HTTP and WebSocket routes under /ext/..., as avalanchego serves them."""
+"""The node's HTTP and WebSocket routes under /ext/..., built from its registry of hosted
+chains as avalanchego serves them."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from snowfield.node.metrics import NodeMetrics
 from snowfield.node.node import Node
+from snowfield.node.registry import (
+    ChainRegistry,
+    EvmRpc,
+    EvmWebSocket,
+    HostedChain,
+    Service,
+)
 from snowfield.node.subscriptions import Connection
+from snowfield.rpc.dispatch import Dispatcher
+from snowfield.rpc.service import ServiceDispatcher
 
 log = logging.getLogger("snowfield.node")
 JSON = "application/json"
 _JSON_TYPES = ("application/json", "application/json-rpc", "application/jsonrequest")
+_TOO_LARGE = orjson.dumps(
+    {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "request too large"}}
+)
 
 
 def create_node_app(node: Node) -> ASGIApp:
@@ -38,68 +51,7 @@ def create_node_app(node: Node) -> ASGIApp:
         "Transactions waiting in the C-Chain mempool.",
         lambda: len(node.c.chain.mempool),
     )
-    chain_names = {"C", node.ids.c_chain}
     limit = node.settings.max_request_bytes
-
-    def known_chain(request: Request) -> bool:
-        return request.path_params["chain"] in chain_names
-
-    async def evm_rpc(request: Request) -> Response:
-        # POST with a JSON body is served by `fast_rpc` below; here are the refusals.
-        if not known_chain(request):
-            return PlainTextResponse("404 page not found\n", 404)
-        if request.method != "POST":
-            return PlainTextResponse("method not allowed\n", 405)
-        return PlainTextResponse("invalid content type, only application/json is supported\n", 415)
-
-    async def evm_ws(ws: WebSocket) -> None:
-        if ws.path_params["chain"] not in chain_names:
-            await ws.close(code=1008)
-            return
-        await ws.accept()
-        conn = Connection()
-        writer = asyncio.create_task(_pump(ws, conn))
-        try:
-            while True:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                body = message.get("bytes") or (message.get("text") or "").encode()
-                if len(body) > limit:
-                    conn.push(
-                        orjson.dumps(
-                            {
-                                "jsonrpc": "2.0",
-                                "id": None,
-                                "error": {"code": -32600, "message": "request too large"},
-                            }
-                        )
-                    )
-                    continue
-                reply = await node.evm_rpc.handle_bytes(body, conn)
-                if reply is not None:
-                    conn.push(reply)
-                if conn.overflowed:
-                    break
-        except WebSocketDisconnect:
-            pass
-        finally:
-            node.c.hub.drop_connection(conn)
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
-            with contextlib.suppress(Exception):
-                await ws.close()
-
-    async def admin(request: Request) -> Response:
-        if request.path_params["chain"] not in chain_names:
-            return PlainTextResponse("404 page not found\n", 404)
-        return await _service(request, node.admin_rpc.handle_bytes, limit)
-
-    async def index(request: Request) -> Response:
-        if node.index is None:
-            return PlainTextResponse("404 page not found\n", 404)
-        return await _service(request, node.index.service.handle_bytes, limit)
 
     async def health_get(request: Request) -> Response:
         kind = request.path_params.get("kind", "health")
@@ -111,7 +63,7 @@ def create_node_app(node: Node) -> ASGIApp:
         elif kind == "health":
             report = node.health.health.report(tags)
         else:
-            return PlainTextResponse("404 page not found\n", 404)
+            return _not_found()
         return Response(orjson.dumps(report), 200 if report["healthy"] else 503, media_type=JSON)
 
     async def health_root(request: Request) -> Response:
@@ -131,30 +83,135 @@ def create_node_app(node: Node) -> ASGIApp:
             await node.stop()
 
     routes = [
-        Route("/ext/bc/{chain}/rpc", evm_rpc, methods=["GET", "POST", "PUT", "DELETE"]),
-        WebSocketRoute("/ext/bc/{chain}/ws", evm_ws),
-        Route("/ext/bc/{chain}/admin", admin, methods=["GET", "POST", "PUT"]),
-        Route("/ext/index/C/block", index, methods=["GET", "POST", "PUT"]),
+        *_chain_routes(node.chains, limit),
+        *_index_routes(node.chains, limit),
+        _gorilla_route("/ext/info", node.info_rpc, limit),
         Route("/ext/health", health_root, methods=["GET", "POST"]),
         Route("/ext/health/{kind}", health_get, methods=["GET", "POST", "PUT", "HEAD"]),
         Route("/ext/metrics", metrics_route),
+        # An unknown chain: the socket closes as a policy violation.
+        WebSocketRoute("/ext/bc/{chain}/ws", _refuse_ws),
     ]
-    starlette = Starlette(routes=routes, lifespan=lifespan)
-    rpc_paths = {f"/ext/bc/{name}/rpc" for name in chain_names}
+    starlette = Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers={404: _not_found_handler}
+    )
+    rpc_paths = _fast_paths(node.chains)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         # The EVM RPC is the hot path: served without the framework's per-request layers.
-        if (
-            scope["type"] == "http"
-            and scope["method"] == "POST"
-            and scope["path"] in rpc_paths
-            and _json_request(scope)
-        ):
-            await _fast_rpc(node, limit, receive, send)
-            return
+        if scope["type"] == "http" and scope["method"] == "POST" and _json_request(scope):
+            dispatcher = rpc_paths.get(scope["path"])
+            if dispatcher is not None:
+                await _fast_rpc(dispatcher, limit, receive, send)
+                return
         await starlette(scope, receive, send)
 
     return app
+
+
+def _chain_paths(chain: HostedChain, suffix: str) -> list[str]:
+    """Every path a chain's service answers at: /ext/bc/{name}/{suffix}, /ext/{form}/{suffix}."""
+    tail = f"/{suffix}" if suffix else ""
+    paths = [f"/ext/bc/{name}{tail}" for name in chain.names]
+    return paths + [f"/ext/{form}{tail}" for form in chain.short_forms]
+
+
+def _chain_routes(chains: ChainRegistry, limit: int) -> list[BaseRoute]:
+    return [
+        _service_route(path, service, limit)
+        for chain in chains
+        for suffix, service in chain.services.items()
+        for path in _chain_paths(chain, suffix)
+    ]
+
+
+def _fast_paths(chains: ChainRegistry) -> dict[str, Dispatcher]:
+    return {
+        path: service.dispatcher
+        for chain in chains
+        for suffix, service in chain.services.items()
+        if isinstance(service, EvmRpc)
+        for path in _chain_paths(chain, suffix)
+    }
+
+
+def _index_routes(chains: ChainRegistry, limit: int) -> list[BaseRoute]:
+    return [
+        _gorilla_route(f"/ext/index/{chain.alias}/{name}", index.service, limit)
+        for chain in chains
+        if chain.alias
+        for name, index in chain.indexes.items()
+    ]
+
+
+def _service_route(path: str, service: Service, limit: int) -> BaseRoute:
+    if isinstance(service, EvmRpc):
+        return Route(path, _evm_rpc_refusal, methods=["GET", "POST", "PUT", "DELETE"])
+    if isinstance(service, EvmWebSocket):
+        return WebSocketRoute(path, _evm_ws(service, limit))
+    return _gorilla_route(path, service.dispatcher, limit)
+
+
+def _gorilla_route(path: str, dispatcher: ServiceDispatcher, limit: int) -> Route:
+    async def endpoint(request: Request) -> Response:
+        return await _service(request, dispatcher.handle_bytes, limit)
+
+    return Route(path, endpoint, methods=["GET", "POST", "PUT"])
+
+
+async def _evm_rpc_refusal(request: Request) -> Response:
+    # POST with a JSON body is served by `_fast_rpc`; here are the refusals.
+    if request.method != "POST":
+        return PlainTextResponse("method not allowed\n", 405)
+    return PlainTextResponse("invalid content type, only application/json is supported\n", 415)
+
+
+def _not_found() -> Response:
+    return PlainTextResponse("404 page not found\n", 404)
+
+
+async def _not_found_handler(request: Request, exc: Exception) -> Response:
+    return _not_found()
+
+
+async def _refuse_ws(ws: WebSocket) -> None:
+    await ws.close(code=1008)
+
+
+def _evm_ws(service: EvmWebSocket, limit: int) -> Callable[[WebSocket], Awaitable[None]]:
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        conn = Connection()
+        writer = asyncio.create_task(_pump(ws, conn))
+        try:
+            await _serve_ws(ws, conn, service.dispatcher, limit)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            service.hub.drop_connection(conn)
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    return endpoint
+
+
+async def _serve_ws(ws: WebSocket, conn: Connection, dispatcher: Dispatcher, limit: int) -> None:
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        body = message.get("bytes") or (message.get("text") or "").encode()
+        if len(body) > limit:
+            conn.push(_TOO_LARGE)
+            continue
+        reply = await dispatcher.handle_bytes(body, conn)
+        if reply is not None:
+            conn.push(reply)
+        if conn.overflowed:
+            return
 
 
 def _json_request(scope: Scope) -> bool:
@@ -165,7 +222,7 @@ def _json_request(scope: Scope) -> bool:
     return True  # geth accepts a request without a content type
 
 
-async def _fast_rpc(node: Node, limit: int, receive: Receive, send: Send) -> None:
+async def _fast_rpc(dispatcher: Dispatcher, limit: int, receive: Receive, send: Send) -> None:
     chunks = []
     size = 0
     more = True
@@ -180,7 +237,7 @@ async def _fast_rpc(node: Node, limit: int, receive: Receive, send: Send) -> Non
             return
         chunks.append(chunk)
         more = message.get("more_body", False)
-    reply = await node.evm_rpc.handle_bytes(b"".join(chunks))
+    reply = await dispatcher.handle_bytes(b"".join(chunks))
     await _send(send, 200, reply or b"", b"application/json")
 
 

@@ -1,21 +1,17 @@
-"""The index API of the C-Chain: every accepted block as a ProposerVM container, by index and id."""
+"""The index API of an EVM chain: each accepted block as a ProposerVM container, by index or id."""
 
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snowfield.chains.evm.chain import EvmChain
-from snowfield.chains.evm.model import Block
 from snowfield.errors import Conflict, InvalidParams, NotFound
 from snowfield.formats.cb58 import decode_cb58, encode_cb58
 from snowfield.formats.hexcheck import Encoding, encode, parse_encoding
-from snowfield.formats.ids import ID
-from snowfield.formats.proposervm import StatelessBlock
 from snowfield.formats.timefmt import format_rfc3339
+from snowfield.node.block_ids import BlockIds
 from snowfield.rpc.service import ServiceDispatcher
 
 MAX_FETCH = 1024
@@ -71,14 +67,12 @@ def _save(path: Path | None, state: IndexState) -> None:
 
 
 class BlockIndex:
-    """Containers for blocks from `first_height` on; ids are ProposerVM block ids."""
+    """Containers for blocks from `first_height` on; ids are the chain's container ids."""
 
-    def __init__(self, chain: EvmChain, state: IndexState, chain_id: str) -> None:
-        self.chain = chain
+    def __init__(self, ids: BlockIds, state: IndexState) -> None:
+        self.ids = ids
+        self.chain = ids.chain
         self.first = max(state.first_height, 1)
-        self._ids: list[bytes] = []
-        self._by_id: dict[bytes, int] = {}
-        self._lock = threading.Lock()
         self.service = ServiceDispatcher(
             {
                 "index.getContainerByID": self.get_by_id,
@@ -93,39 +87,12 @@ class BlockIndex:
     def last_index(self) -> int:
         return self.chain.head.number - self.first
 
-    def _extend(self) -> None:
-        with self._lock:
-            while len(self._ids) <= self.last_index():
-                block = self.chain.blocks[self.first + len(self._ids)]
-                container_id = self._wrap(block, self._ids[-1] if self._ids else None).id.raw
-                self._by_id[container_id] = len(self._ids)
-                self._ids.append(container_id)
-
-    def _wrap(self, block: Block, parent_id: bytes | None) -> StatelessBlock:
-        parent = parent_id if parent_id is not None else block.header.parent_hash
-        # Unsigned post-fork blocks: what a single-validator network's proposer builds.
-        return StatelessBlock(
-            parent_id=ID(parent),
-            inner_block=block.body,
-            timestamp=block.header.timestamp,
-            p_chain_height=0,
-        )
-
-    def container_id_of(self, block: Block) -> str:
-        if block.number < self.first:
-            return encode_cb58(block.hash)
-        self._extend()
-        return encode_cb58(self._ids[block.number - self.first])
-
     def _container(self, index: int, encoding: Encoding) -> dict[str, Any]:
-        self._extend()
-        block = self.chain.blocks[self.first + index]
-        parent = self._ids[index - 1] if index > 0 else None
-        raw = self._wrap(block, parent).encode()
-        shown = encode(raw, encoding)
+        height = self.first + index
+        block = self.chain.blocks[height]
         return {
-            "id": encode_cb58(self._ids[index]),
-            "bytes": shown,
+            "id": encode_cb58(self.ids.id_of(height)),
+            "bytes": encode(self.ids.container(height), encoding),
             "timestamp": format_rfc3339(block.accepted_ns),
             "encoding": encoding.value,
             "index": str(index),
@@ -143,11 +110,10 @@ class BlockIndex:
             container_id = decode_cb58(raw_id)
         except InvalidParams:
             raise NotFound("not found") from None
-        self._extend()
-        index = self._by_id.get(container_id)
-        if index is None:
+        height = self.ids.height_of(container_id)
+        if height is None or height < self.first:
             raise NotFound("not found")
-        return index
+        return height - self.first
 
     def get_by_id(self, params: dict[str, Any]) -> dict[str, Any]:
         encoding = parse_encoding(params.get("encoding"))

@@ -1,4 +1,4 @@
-"""The devnet node: composes the C-Chain runtime, keystore, index, health and admin."""
+"""The devnet node: its registry of hosted chains, keystore, health and admin."""
 
 from __future__ import annotations
 
@@ -7,14 +7,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from snowfield.chains.evm.chain import EvmChain
-from snowfield.chains.evm.genesis import Allocation, ChainConfig
-from snowfield.chains.evm.journal import Journal
-from snowfield.config import DevnetSettings
+from snowfield.chains.evm.genesis import Allocation
+from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
 from snowfield.formats.timefmt import format_rfc3339
+from snowfield.node.evm_host import EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
-from snowfield.node.index import BlockIndex, IndexState
+from snowfield.node.info import info_service
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.debug import debug_methods
 from snowfield.node.methods.eth import ProofPolicy, eth_methods
@@ -25,8 +24,10 @@ from snowfield.node.methods.personal import personal_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
+from snowfield.node.registry import ChainRegistry, EvmRpc, HostedChain
 from snowfield.node.runtime import EvmRuntime
-from snowfield.rpc.dispatch import Dispatcher, Limits
+from snowfield.node.storage import NodeStorage
+from snowfield.rpc.dispatch import Dispatcher, Limits, Method
 from snowfield.rpc.service import ServiceDispatcher
 
 AVAX = 10**18
@@ -34,51 +35,19 @@ VERSION = "snowfield/v0.1.0"
 
 
 class Node:
-    """One devnet node. Build it, `await start()`, serve `create_node_app(node)`, `await stop()`."""
+    """One devnet node. Build it, `await start()`, serve `create_node_app(node)`, `await stop()`.
 
-    def __init__(
-        self,
-        settings: DevnetSettings,
-        journal: Journal,
-        *,
-        work_dir: Path | None,
-        index_state: IndexState,
-    ) -> None:
+    The chains it hosts are in `chains`; routes, health checks and data folders follow from
+    their registrations."""
+
+    def __init__(self, settings: NetworkSettings, storage: NodeStorage) -> None:
         self.settings = settings
-        self.work_dir = work_dir
+        self.work_dir = storage.data_dir
         self.ids = network_ids(settings.network_id)
         self.dev_keys: list[DevKey] = derive_keys(settings.mnemonic, settings.accounts)
         funded = [*self.dev_keys, key_from_bytes(EWOQ_KEY)]
-        config = ChainConfig(
-            chain_id=settings.chain_id,
-            gas_limit=settings.gas_limit,
-            alias="C",
-            client_version=VERSION,
-            alloc=tuple(Allocation(k.address, settings.balance * AVAX) for k in funded),
-        )
-        chain = EvmChain(config, journal, genesis_time=settings.genesis_timestamp)
-        self.c = EvmRuntime(chain, blockchain_id=self.ids.c_chain, block_time=settings.block_time)
         self.keystore = Keystore(funded)
-        proofs = ProofPolicy(settings.pruning_enabled, settings.historical_proof_query_window)
-        self.evm_rpc = Dispatcher(
-            [
-                *web3_net_methods(VERSION, evm_network_id(settings)),
-                *eth_methods(self.c, proofs, [k.address for k in self.dev_keys]),
-                *log_methods(self.c),
-                *personal_methods(self.c, self.keystore),
-                *txpool_methods(self.c),
-                *debug_methods(self.c),
-                *evm_methods(self.c),
-            ],
-            Limits(
-                batch_items=settings.batch_request_limit, request_bytes=settings.max_request_bytes
-            ),
-        )
-        self.index = (
-            BlockIndex(chain, index_state, self.ids.c_chain) if settings.index_enabled else None
-        )
-        self.admin = Admin(work_dir / "profiles" if work_dir else None, self.vm_config())
-        self.admin_rpc = ServiceDispatcher(self.admin.handlers(), self.admin.aliases())
+        self.admin = Admin(storage.profiles, self.vm_config())
         self.health = HealthService(format_rfc3339, settings.health_check_frequency)
         self.health_rpc = ServiceDispatcher(
             {
@@ -87,7 +56,68 @@ class Node:
                 "health.liveness": lambda p: self.health.liveness(),
             }
         )
-        self._register_checks()
+        self.chains = ChainRegistry()
+        self.info_rpc = info_service(settings.network_id, self.chains)
+        self._register_node_checks()
+        self.storage = storage
+        self._funded = funded
+        # avalanchego's names for the C-Chain: /ext/bc/evm/..., /ext/C/..., /ext/evm/...
+        c_chain = self.host_evm(settings.c_chain, self.ids.c_chain, ("evm",), ("C", "evm"))
+        self.register(c_chain)
+
+    def host_evm(
+        self,
+        chain: EvmChainSettings,
+        blockchain_id: str,
+        aliases: tuple[str, ...] = (),
+        short_forms: tuple[str, ...] = (),
+    ) -> HostedChain:
+        """An EVM chain of this network: the dev accounts funded, the node's request limits,
+        index rules and admin; `register` it to host it."""
+        settings = self.settings
+        hosting = EvmHosting(
+            blockchain_id=blockchain_id,
+            subnet_id=self.ids.primary_subnet,
+            alloc=tuple(Allocation(k.address, settings.balance * AVAX) for k in self._funded),
+            client_version=VERSION,
+            limits=Limits(
+                batch_items=settings.batch_request_limit, request_bytes=settings.max_request_bytes
+            ),
+            index_enabled=settings.index_enabled,
+            index_allow_incomplete=settings.index_allow_incomplete,
+            admin=self.admin,
+            aliases=aliases,
+            short_forms=short_forms,
+        )
+        return host_evm_chain(
+            chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)
+        )
+
+    def evm_rpc_methods(self, rt: EvmRuntime, chain: EvmChainSettings) -> list[Method]:
+        """The methods of an EVM chain of this network, with the node's dev accounts."""
+        network_id = self.settings.network_id
+        return evm_rpc_methods(rt, chain, network_id, self.keystore, self.dev_keys)
+
+    def register(self, chain: HostedChain) -> None:
+        """Hosts one more chain: its routes, index and health check come with it."""
+        self.chains.register(chain)
+        self.health.health.register(chain.label, chain.health, tags=(chain.subnet_id,))
+
+    @property
+    def c_chain(self) -> HostedChain:
+        return self.chains["C"]
+
+    @property
+    def c(self) -> EvmRuntime:
+        runtime = self.c_chain.runtime
+        assert isinstance(runtime, EvmRuntime)
+        return runtime
+
+    @property
+    def evm_rpc(self) -> Dispatcher:
+        service = self.c_chain.services["rpc"]
+        assert isinstance(service, EvmRpc)
+        return service.dispatcher
 
     def vm_config(self) -> dict[str, Any]:
         config = {
@@ -96,27 +126,7 @@ class Node:
         config.pop("mnemonic", None)
         return config
 
-    def _register_checks(self) -> None:
-        chain = self.c.chain
-        primary = self.ids.primary_subnet
-
-        def chain_check() -> dict[str, Any]:
-            head = chain.head
-            return {
-                "engine": {
-                    "consensus": {
-                        "lastAcceptedHeight": head.number,
-                        "lastAcceptedID": self.index.container_id_of(head)
-                        if self.index
-                        else "0x" + head.hash.hex(),
-                        "longestProcessingBlock": "0s",
-                        "processingBlocks": 0,
-                    },
-                    "vm": None,
-                },
-                "networking": {"percentConnected": 1.0},
-            }
-
+    def _register_node_checks(self) -> None:
         def disk_check() -> dict[str, Any]:
             usage = shutil.disk_usage(self.work_dir or Path.cwd())
             details = {
@@ -149,16 +159,37 @@ class Node:
         health.register("database", database_check)
         health.register("diskspace", disk_check)
         health.register("bootstrapped", lambda: [])
-        health.register("C", chain_check, tags=(primary,))
         self.health.readiness.register("bootstrapped", lambda: [])
 
     async def start(self) -> None:
-        await self.c.start()
+        for chain in self.chains:
+            await chain.runtime.start()
         await self.health.start()
 
     async def stop(self) -> None:
         await self.health.stop()
-        await self.c.stop()
+        for chain in reversed(list(self.chains)):
+            await chain.runtime.stop()
+
+
+def evm_rpc_methods(
+    rt: EvmRuntime,
+    chain: EvmChainSettings,
+    network_id: int,
+    keystore: Keystore,
+    dev_keys: list[DevKey],
+) -> list[Method]:
+    """The JSON-RPC method groups an EVM chain serves at /ext/bc/{chain}/rpc and /ws."""
+    proofs = ProofPolicy(chain.pruning_enabled, chain.historical_proof_query_window)
+    return [
+        *web3_net_methods(VERSION, evm_network_id(network_id, chain.chain_id)),
+        *eth_methods(rt, proofs, [k.address for k in dev_keys]),
+        *log_methods(rt),
+        *personal_methods(rt, keystore),
+        *txpool_methods(rt),
+        *debug_methods(rt),
+        *evm_methods(rt),
+    ]
 
 
 def _tags(params: dict[str, Any]) -> list[str]:
@@ -170,6 +201,6 @@ def _tags(params: dict[str, Any]) -> list[str]:
     return tags
 
 
-def evm_network_id(settings: DevnetSettings) -> int:
+def evm_network_id(network_id: int, chain_id: int) -> int:
     """net_version: 1 on mainnet and the test network (as the spec says), else the chain id."""
-    return 1 if settings.network_id in (1, 5) else settings.chain_id
+    return 1 if network_id in (1, 5) else chain_id

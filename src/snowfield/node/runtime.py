@@ -14,6 +14,7 @@ from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.model import Block, Tx
 from snowfield.errors import NotFound
+from snowfield.node.block_ids import BlockIds
 from snowfield.node.filters import FilterRegistry
 from snowfield.node.methods.params import BlockRef
 from snowfield.node.subscriptions import SubscriptionHub
@@ -34,6 +35,7 @@ class EvmRuntime:
     ) -> None:
         self.chain = chain
         self.blockchain_id = blockchain_id
+        self.ids = BlockIds(chain)
         self.block_time = block_time
         self.automine = block_time is None
         self.filters = FilterRegistry()

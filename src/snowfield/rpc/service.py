@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -15,10 +15,32 @@ from snowfield.errors import SnowfieldError
 log = logging.getLogger("snowfield.rpc")
 
 ServiceHandler = Callable[[dict[str, Any]], Any]
+F = TypeVar("F", bound=Callable[..., Any])
+_WIRE_NAME = "__wire_name__"
 UNMARSHAL = (
     "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
     "See documentation for example calls"
 )
+
+
+def wire_name(name: str) -> Callable[[F], F]:
+    """Binds a service method to its wire name (`service.method`) where it is defined."""
+
+    def mark(fn: F) -> F:
+        setattr(fn, _WIRE_NAME, name)
+        return fn
+
+    return mark
+
+
+def named_handlers(service: object) -> dict[str, ServiceHandler]:
+    """The bound methods of `service` marked with `wire_name`, by their wire names."""
+    found: dict[str, ServiceHandler] = {}
+    for attr, member in inspect.getmembers(type(service), inspect.isfunction):
+        name = getattr(member, _WIRE_NAME, None)
+        if name is not None:
+            found[name] = getattr(service, attr)
+    return found
 
 
 class ServiceDispatcher:

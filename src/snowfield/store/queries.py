@@ -24,13 +24,13 @@ from snowfield.store.rows import (
     TransferRow,
     TxRow,
 )
+from snowfield.store.schema import CHAIN_COLUMNS
 
 MAX_BIGINT = 2**63 - 1  # BIGINT bound: larger numbers name no row and must not reach PostgreSQL
 
+# A derived key is no blockchain id of the network: it reads back as none.
 _CHAIN_COLS = (
-    "chain_id, name, network, rpc_url, ws_url, blockchain_id, subnet_id, vm_id, description, "
-    "explorer_url, token_name, token_symbol, token_decimals, token_logo, chain_logo, features, "
-    "private, multicall"
+    "chain_id, CASE WHEN derived_id = 1 THEN NULL ELSE blockchain_id END, " + CHAIN_COLUMNS
 )
 _BLOCK_COLS = (
     "chain_id, number, hash, parent_hash, timestamp, gas_used, gas_limit, base_fee, tx_count, miner"
@@ -68,11 +68,11 @@ def _features(text: str) -> tuple[str, ...]:
 def _chain(r: tuple[Any, ...]) -> ChainRow:
     return ChainRow(
         chain_id=r[0],
-        name=r[1],
-        network=r[2],
-        rpc_url=r[3],
-        ws_url=r[4],
-        blockchain_id=r[5],
+        blockchain_id=r[1],
+        name=r[2],
+        network=r[3],
+        rpc_url=r[4],
+        ws_url=r[5],
         subnet_id=r[6],
         vm_id=r[7],
         description=r[8],
@@ -179,15 +179,21 @@ def _chunks(values: Sequence[T]) -> Iterator[Sequence[T]]:
 
 
 def list_chains(db: Database, *, testnet: bool | None = None) -> list[ChainRow]:
-    """Every indexed chain by chain id; `testnet` True/False keeps test or main networks only."""
-    rows = [_chain(r) for r in db.query(f"SELECT {_CHAIN_COLS} FROM chains ORDER BY chain_id")]
+    """Every indexed EVM chain by EVM chain id; `testnet` True/False keeps test or main
+    networks only."""
+    rows = [
+        _chain(r)
+        for r in db.query(
+            f"SELECT {_CHAIN_COLS} FROM chains WHERE chain_id IS NOT NULL ORDER BY chain_id"
+        )
+    ]
     if testnet is None:
         return rows
     return [c for c in rows if (c.network != "mainnet") == testnet]
 
 
 def find_chain(db: Database, ref: str) -> ChainRow | None:
-    """The chain named by its EVM chain id (decimal) or its blockchain id."""
+    """The EVM chain named by its EVM chain id (decimal) or its blockchain id."""
     if "\x00" in ref or len(ref) > 128:
         return None  # no id looks like this, and PostgreSQL text cannot hold NUL
     if ref.isascii() and ref.isdigit():
@@ -195,7 +201,10 @@ def find_chain(db: Database, ref: str) -> ChainRow | None:
             return None
         row = db.query_one(f"SELECT {_CHAIN_COLS} FROM chains WHERE chain_id = ?", (int(ref),))
     else:
-        row = db.query_one(f"SELECT {_CHAIN_COLS} FROM chains WHERE blockchain_id = ?", (ref,))
+        row = db.query_one(
+            f"SELECT {_CHAIN_COLS} FROM chains WHERE blockchain_id = ? AND chain_id IS NOT NULL",
+            (ref,),
+        )
     return None if row is None else _chain(row)
 
 

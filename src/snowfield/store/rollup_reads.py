@@ -32,7 +32,10 @@ def _number(value: int) -> Value:
 def chain_networks(db: Database) -> dict[int, str]:
     """Every chain the metrics know: configured chains, and chains with rollups but no
     configuration row (counted as `local`)."""
-    found = {int(r[0]): str(r[1]) for r in db.query("SELECT chain_id, network FROM chains")}
+    found = {
+        int(r[0]): str(r[1])
+        for r in db.query("SELECT chain_id, network FROM chains WHERE chain_id IS NOT NULL")
+    }
     for (chain_id,) in db.query("SELECT chain_id FROM rollup_runs"):
         found.setdefault(int(chain_id), "local")
     return found

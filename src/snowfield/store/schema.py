@@ -1,40 +1,53 @@
 """Every table of the store, documented; the DDL runs unchanged on SQLite and PostgreSQL.
 
-Conventions: `chain_id` is the EVM chain id and leads every key; addresses and hashes are
-lower-case 0x-hex TEXT; quantities that can exceed 64 bits (values, balances, prices, token ids)
-are decimal TEXT; booleans are SMALLINT 0/1. Every block-derived table carries `block_number`
+Conventions: `chain_id` is the EVM chain id and leads every key of chain data (the `chains`
+table itself is keyed by blockchain id); addresses and hashes are lower-case 0x-hex TEXT;
+quantities that can exceed 64 bits (values, balances, prices, token ids) are decimal TEXT;
+booleans are SMALLINT 0/1. Every block-derived table carries `block_number`
 so that an unwind is `DELETE ... WHERE block_number >= h`.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+# Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
+# `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
+# node names no blockchain id (a plain EVM node such as anvil) is keyed by the id derived
+# from its EVM chain id (`evm-<chain id>`, writes.derived_blockchain_id), `derived_id` = 1.
+_CHAINS = """CREATE TABLE IF NOT EXISTS chains (
+    blockchain_id TEXT PRIMARY KEY,
+    derived_id SMALLINT NOT NULL,
+    chain_id BIGINT,
+    name TEXT NOT NULL,
+    network TEXT NOT NULL,
+    rpc_url TEXT NOT NULL,
+    ws_url TEXT,
+    subnet_id TEXT,
+    vm_id TEXT,
+    description TEXT NOT NULL,
+    explorer_url TEXT,
+    token_name TEXT NOT NULL,
+    token_symbol TEXT NOT NULL,
+    token_decimals BIGINT NOT NULL,
+    token_logo TEXT,
+    chain_logo TEXT,
+    features TEXT NOT NULL,
+    private SMALLINT NOT NULL,
+    multicall TEXT)"""
+_CHAINS_BY_EVM_ID = "CREATE UNIQUE INDEX IF NOT EXISTS chains_by_evm_id ON chains (chain_id)"
+CHAIN_COLUMNS = (
+    "name, network, rpc_url, ws_url, subnet_id, vm_id, description, explorer_url, token_name,"
+    " token_symbol, token_decimals, token_logo, chain_logo, features, private, multicall"
+)
 
 TABLES: tuple[str, ...] = (
     # Key/value facts of the store itself: schema version, the page-token signing secret.
     """CREATE TABLE IF NOT EXISTS meta (
         key TEXT PRIMARY KEY,
         value TEXT NOT NULL)""",
-    # Indexed chains and their operator configuration (operation 3).
-    """CREATE TABLE IF NOT EXISTS chains (
-        chain_id BIGINT PRIMARY KEY,
-        name TEXT NOT NULL,
-        network TEXT NOT NULL,
-        rpc_url TEXT NOT NULL,
-        ws_url TEXT,
-        blockchain_id TEXT,
-        subnet_id TEXT,
-        vm_id TEXT,
-        description TEXT NOT NULL,
-        explorer_url TEXT,
-        token_name TEXT NOT NULL,
-        token_symbol TEXT NOT NULL,
-        token_decimals BIGINT NOT NULL,
-        token_logo TEXT,
-        chain_logo TEXT,
-        features TEXT NOT NULL,
-        private SMALLINT NOT NULL,
-        multicall TEXT)""",
+    _CHAINS,
+    _CHAINS_BY_EVM_ID,
     # The last block whose rows are all written, per chain; moves in the same transaction.
     """CREATE TABLE IF NOT EXISTS checkpoints (
         chain_id BIGINT PRIMARY KEY,
@@ -260,5 +273,18 @@ UPGRADES: dict[int, tuple[str, ...]] = {
     2: (
         "ALTER TABLE transactions ADD COLUMN document TEXT",
         "ALTER TABLE address_txs ADD COLUMN document TEXT",
+    ),
+    # chains: keyed by EVM chain id before, by blockchain id from here (rebuilt: neither
+    # SQLite nor PostgreSQL-portable DDL can change a primary key in place).
+    3: (
+        "ALTER TABLE chains RENAME TO chains_v2",
+        "DROP INDEX IF EXISTS chains_by_evm_id",
+        _CHAINS,
+        _CHAINS_BY_EVM_ID,
+        f"INSERT INTO chains (blockchain_id, derived_id, chain_id, {CHAIN_COLUMNS})"
+        f" SELECT COALESCE(blockchain_id, 'evm-' || chain_id),"
+        f" CASE WHEN blockchain_id IS NULL THEN 1 ELSE 0 END, chain_id, {CHAIN_COLUMNS}"
+        " FROM chains_v2",
+        "DROP TABLE chains_v2",
     ),
 }

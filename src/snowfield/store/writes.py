@@ -17,6 +17,7 @@ from snowfield.store.documents import ERC_TYPES
 from snowfield.store.read_model import BatchDocuments, batch_documents, forget_naming
 from snowfield.store.rollups import Rollups
 from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
+from snowfield.store.schema import CHAIN_COLUMNS
 
 # Table -> column holding the block height, for unwinds.
 BLOCK_COLUMNS: dict[str, str] = {
@@ -32,15 +33,26 @@ BLOCK_COLUMNS: dict[str, str] = {
 }
 
 
+def derived_blockchain_id(chain_id: int) -> str:
+    """The key of an EVM chain whose node names no blockchain id (anvil, geth): deterministic,
+    and never a cb58 id, so it cannot collide with a real one."""
+    return f"evm-{chain_id}"
+
+
 def upsert_chain(db: Database, chain: ChainRow) -> None:
-    """Records (or updates) an indexed chain's configuration."""
+    """Records (or updates) an indexed chain's configuration, keyed by its blockchain id.
+
+    One EVM chain id is one chain here: a row of the same EVM chain under another key (say, its
+    derived id, before its node named the real one) is replaced."""
+    key = chain.blockchain_id or derived_blockchain_id(chain.chain_id)
     values = (
+        key,
+        int(chain.blockchain_id is None),
         chain.chain_id,
         chain.name,
         chain.network,
         chain.rpc_url,
         chain.ws_url,
-        chain.blockchain_id,
         chain.subnet_id,
         chain.vm_id,
         chain.description,
@@ -54,16 +66,15 @@ def upsert_chain(db: Database, chain: ChainRow) -> None:
         int(chain.private),
         chain.multicall,
     )
-    columns = (
-        "chain_id, name, network, rpc_url, ws_url, blockchain_id, subnet_id, vm_id, description,"
-        " explorer_url, token_name, token_symbol, token_decimals, token_logo, chain_logo,"
-        " features, private, multicall"
-    )
+    columns = f"blockchain_id, derived_id, chain_id, {CHAIN_COLUMNS}"
     updates = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in columns.split(",")[1:])
     with db.transaction() as w:
         w.execute(
+            "DELETE FROM chains WHERE chain_id = ? AND blockchain_id <> ?", (chain.chain_id, key)
+        )
+        w.execute(
             f"INSERT INTO chains ({columns}) VALUES ({', '.join('?' * len(values))})"
-            f" ON CONFLICT (chain_id) DO UPDATE SET {updates}",
+            f" ON CONFLICT (blockchain_id) DO UPDATE SET {updates}",
             values,
         )
 

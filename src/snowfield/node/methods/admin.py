@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from snowfield.errors import Conflict, InvalidParams, NotFound
+from snowfield.rpc.service import ServiceHandler, named_handlers, wire_name
 
 log = logging.getLogger("snowfield.node")
 
@@ -28,14 +29,6 @@ LEVELS = {
     "off": logging.CRITICAL + 10,
     "verbo": 5,
 }
-METHODS = (
-    "startCPUProfiler",
-    "stopCPUProfiler",
-    "memoryProfile",
-    "lockProfile",
-    "setLogLevel",
-    "getVMConfig",
-)
 
 
 class Admin:
@@ -56,6 +49,7 @@ class Admin:
             log.info("profiles are written to %s", self._directory)
         return self._directory
 
+    @wire_name("admin.startCPUProfiler")
     def start_cpu_profiler(self, _: dict[str, Any]) -> dict[str, Any]:
         if self._cpu is not None:
             raise Conflict("cpu profiler already running")
@@ -63,6 +57,7 @@ class Admin:
         self._cpu.enable()
         return {}
 
+    @wire_name("admin.stopCPUProfiler")
     def stop_cpu_profiler(self, _: dict[str, Any]) -> dict[str, Any]:
         if self._cpu is None:
             raise NotFound("cpu profiler doesn't exist")
@@ -72,6 +67,7 @@ class Admin:
         self._cpu = None
         return {}
 
+    @wire_name("admin.memoryProfile")
     def memory_profile(self, _: dict[str, Any]) -> dict[str, Any]:
         started_here = not tracemalloc.is_tracing()
         if started_here:
@@ -83,6 +79,7 @@ class Admin:
         snapshot.dump(str(self.directory / "mem.profile"))
         return {}
 
+    @wire_name("admin.lockProfile")
     def lock_profile(self, _: dict[str, Any]) -> dict[str, Any]:
         # Python has no mutex profiler: the closest useful view is where every thread waits.
         frames = sys._current_frames()
@@ -96,6 +93,7 @@ class Admin:
         (self.directory / "lock.profile").write_text("".join(lines))
         return {}
 
+    @wire_name("admin.setLogLevel")
     def set_log_level(self, params: dict[str, Any]) -> dict[str, Any]:
         level = params.get("level")
         if not isinstance(level, str) or level.lower() not in LEVELS:
@@ -103,21 +101,13 @@ class Admin:
         logging.getLogger("snowfield").setLevel(LEVELS[level.lower()])
         return {}
 
+    @wire_name("admin.getVMConfig")
     def get_vm_config(self, _: dict[str, Any]) -> dict[str, Any]:
         return {"config": self.vm_config}
 
-    def handlers(self) -> dict[str, Any]:
-        bound = [
-            self.start_cpu_profiler,
-            self.stop_cpu_profiler,
-            self.memory_profile,
-            self.lock_profile,
-            self.set_log_level,
-            self.get_vm_config,
-        ]
-        return {f"admin.{name}": fn for name, fn in zip(METHODS, bound, strict=True)}
+    def handlers(self) -> dict[str, ServiceHandler]:
+        return named_handlers(self)
 
-    @staticmethod
-    def aliases() -> dict[str, str]:
+    def aliases(self) -> dict[str, str]:
         """The documented underscore names map onto the dotted names the server uses."""
-        return {f"admin_{name}": f"admin.{name}" for name in METHODS}
+        return {name.replace(".", "_", 1): name for name in self.handlers()}

@@ -1,0 +1,100 @@
+"""An EVM chain hosted by the node: its runtime, JSON-RPC and admin services, block index
+and health check, as one HostedChain."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from snowfield.chains.evm.chain import EvmChain
+from snowfield.chains.evm.genesis import Allocation, ChainConfig
+from snowfield.config import EvmChainSettings
+from snowfield.node.block_ids import BlockIds
+from snowfield.node.index import BlockIndex, IndexState
+from snowfield.node.methods.admin import Admin
+from snowfield.node.registry import EvmRpc, EvmWebSocket, GorillaService, HostedChain, Vm
+from snowfield.node.runtime import EvmRuntime
+from snowfield.node.storage import NodeStorage
+from snowfield.rpc.dispatch import Dispatcher, Limits, Method
+from snowfield.rpc.service import ServiceDispatcher
+
+# The coreth VM id (cb58 of "evm" padded to 32 bytes), as info.getVMs lists it.
+EVM_VM = Vm("mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6", "evm")
+
+
+@dataclass(frozen=True, slots=True)
+class EvmHosting:
+    """What hosting an EVM chain takes from the node."""
+
+    blockchain_id: str
+    subnet_id: str
+    alloc: tuple[Allocation, ...]
+    client_version: str
+    limits: Limits
+    index_enabled: bool
+    index_allow_incomplete: bool
+    admin: Admin
+    aliases: tuple[str, ...] = ()
+    short_forms: tuple[str, ...] = ()
+
+
+def host_evm_chain(
+    settings: EvmChainSettings,
+    hosting: EvmHosting,
+    storage: NodeStorage,
+    methods: Callable[[EvmRuntime], list[Method]],
+) -> HostedChain:
+    """Builds the chain (replaying its journal), its runtime and services."""
+    label = settings.alias or hosting.blockchain_id
+    config = ChainConfig(
+        chain_id=settings.chain_id,
+        gas_limit=settings.gas_limit,
+        alias=label,
+        client_version=hosting.client_version,
+        alloc=hosting.alloc,
+    )
+    chain = EvmChain(config, storage.journal(label), genesis_time=settings.genesis_timestamp)
+    runtime = EvmRuntime(chain, blockchain_id=hosting.blockchain_id, block_time=settings.block_time)
+    rpc = Dispatcher(methods(runtime), hosting.limits)
+    state = IndexState.resolve(
+        storage.index_state_path(label, "block"),
+        enabled=hosting.index_enabled,
+        allow_incomplete=hosting.index_allow_incomplete,
+        head=chain.head.number,
+    )
+    indexes = {"block": BlockIndex(runtime.ids, state)} if state.enabled else {}
+    admin = ServiceDispatcher(hosting.admin.handlers(), hosting.admin.aliases())
+    return HostedChain(
+        alias=settings.alias,
+        blockchain_id=hosting.blockchain_id,
+        subnet_id=hosting.subnet_id,
+        vm=EVM_VM,
+        runtime=runtime,
+        services={
+            "rpc": EvmRpc(rpc),
+            "ws": EvmWebSocket(rpc, runtime.hub),
+            "admin": GorillaService(admin),
+        },
+        health=lambda: evm_health(runtime.ids),
+        indexes=indexes,
+        aliases=hosting.aliases,
+        short_forms=hosting.short_forms,
+    )
+
+
+def evm_health(ids: BlockIds) -> dict[str, Any]:
+    """The chain's health check message, as avalanchego's consensus engine reports it."""
+    head = ids.chain.head
+    return {
+        "engine": {
+            "consensus": {
+                "lastAcceptedHeight": head.number,
+                "lastAcceptedID": ids.last_accepted_id(),
+                "longestProcessingBlock": "0s",
+                "processingBlocks": 0,
+            },
+            "vm": None,
+        },
+        "networking": {"percentConnected": 1.0},
+    }

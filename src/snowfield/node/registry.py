@@ -1,0 +1,115 @@
+"""The chains a node hosts: each one's names, VM, runtime, API services, indexes and health
+check, registered once; routes, data directories and health checks follow from here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from snowfield.node.index import BlockIndex
+from snowfield.node.subscriptions import SubscriptionHub
+from snowfield.rpc.dispatch import Dispatcher
+from snowfield.rpc.service import ServiceDispatcher
+
+
+class Runtime(Protocol):
+    """What the node needs of a chain at work: start with the server, stop with it."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class EvmRpc:
+    """geth-style JSON-RPC over HTTP POST (batches, geth error codes)."""
+
+    dispatcher: Dispatcher
+
+
+@dataclass(frozen=True, slots=True)
+class EvmWebSocket:
+    """The same JSON-RPC over a WebSocket, with subscriptions published by `hub`."""
+
+    dispatcher: Dispatcher
+    hub: SubscriptionHub
+
+
+@dataclass(frozen=True, slots=True)
+class GorillaService:
+    """An avalanchego-style service (`service.method`, one object param, -32000 errors)."""
+
+    dispatcher: ServiceDispatcher
+
+
+Service = EvmRpc | EvmWebSocket | GorillaService
+
+
+@dataclass(frozen=True, slots=True)
+class Vm:
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class HostedChain:
+    """One chain of the network as this node hosts it.
+
+    `services` maps the path suffix under /ext/bc/{name}/ to its service; `indexes` maps the
+    index name under /ext/index/{alias}/ (block, tx, vtx) to its index; `short_forms` are the
+    extra /ext/{form} paths avalanchego serves the chain's root service at."""
+
+    alias: str | None
+    blockchain_id: str
+    subnet_id: str
+    vm: Vm
+    runtime: Runtime
+    services: Mapping[str, Service]
+    health: Callable[[], Any]
+    indexes: Mapping[str, BlockIndex] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    short_forms: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name the chain answers to under /ext/bc/: aliases first, then its id."""
+        first = (self.alias,) if self.alias else ()
+        return (*first, *self.aliases, self.blockchain_id)
+
+    @property
+    def label(self) -> str:
+        """Its alias, else its blockchain id: the name of its health check and data folder."""
+        return self.alias or self.blockchain_id
+
+
+def chain_dir(data_dir: Path, label: str) -> Path:
+    """Where a chain keeps its data: `<data-dir>/<alias or blockchain id>` (so existing
+    `<data-dir>/C/` folders stay the C-Chain's)."""
+    return data_dir / label
+
+
+class ChainRegistry:
+    """The hosted chains by every name they answer to."""
+
+    def __init__(self) -> None:
+        self._chains: list[HostedChain] = []
+        self._by_name: dict[str, HostedChain] = {}
+
+    def register(self, chain: HostedChain) -> None:
+        taken = [n for n in chain.names if n in self._by_name]
+        if taken:
+            raise ValueError(f"chain name(s) already registered: {', '.join(taken)}")
+        self._chains.append(chain)
+        for name in chain.names:
+            self._by_name[name] = chain
+
+    def __iter__(self) -> Iterator[HostedChain]:
+        return iter(self._chains)
+
+    def __getitem__(self, name: str) -> HostedChain:
+        return self._by_name[name]
+
+    def get(self, name: str) -> HostedChain | None:
+        return self._by_name.get(name)
