@@ -429,6 +429,10 @@ class EvmChain:
             return False
 
     def _run(self, args: CallArgs, block: Block, gas: int) -> Any:
+        if args.chain_id is not None and args.chain_id != self.config.chain_id:
+            raise InvalidParams(
+                f"chainId does not match node's (have={args.chain_id}, want={self.config.chain_id})"
+            )
         # As geth: the call sees the block's own context, with no base fee charged.
         env = BlockEnv(
             number=block.number,

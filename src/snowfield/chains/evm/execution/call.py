@@ -17,15 +17,67 @@ TX_GAS = 21_000
 
 
 @dataclass(frozen=True, slots=True)
-class CallArgs:
-    """The transaction-like object of eth_call / eth_estimateGas, already parsed."""
+class AccessTuple:
+    """One entry of an EIP-2930 access list."""
 
-    sender: bytes
-    to: bytes | None
-    gas: int | None
-    gas_price: int
-    value: int
-    data: bytes
+    address: bytes
+    storage_keys: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Authorization:
+    """One EIP-7702 set-code authorization, as a client wrote it."""
+
+    chain_id: int
+    address: bytes
+    nonce: int
+    y_parity: int
+    r: int
+    s: int
+
+
+@dataclass(frozen=True, slots=True)
+class CallArgs:
+    """geth's TransactionArgs, already parsed: every field kept, None when absent.
+
+    `data` is the call data ("input" preferred over "data", b"" when neither is given)."""
+
+    from_: bytes | None = None
+    to: bytes | None = None
+    gas: int | None = None
+    gas_price: int | None = None
+    max_fee: int | None = None
+    max_priority_fee: int | None = None
+    value: int = 0
+    nonce: int | None = None
+    data: bytes = b""
+    access_list: tuple[AccessTuple, ...] | None = None
+    chain_id: int | None = None
+    tx_type: int | None = None
+    max_fee_per_blob_gas: int | None = None
+    blob_hashes: tuple[bytes, ...] | None = None
+    blobs: tuple[bytes, ...] | None = None
+    commitments: tuple[bytes, ...] | None = None
+    proofs: tuple[bytes, ...] | None = None
+    authorization_list: tuple[Authorization, ...] | None = None
+
+    @property
+    def sender(self) -> bytes:
+        """The caller: the zero address when "from" is absent, as geth."""
+        return self.from_ if self.from_ is not None else bytes(20)
+
+    def effective_gas_price(self, base_fee: int) -> int:
+        """The price the EVM sees, as geth's ToMessage: gasPrice, else the 1559 fields
+        against `base_fee`, else zero."""
+        if self.gas_price is not None:
+            return self.gas_price
+        fee_cap = self.max_fee or 0
+        tip = self.max_priority_fee or 0
+        if not fee_cap and not tip:
+            return 0
+        if self.max_fee is None:
+            return tip + base_fee
+        return min(tip + base_fee, fee_cap)
 
 
 def execute_call(
@@ -42,7 +94,7 @@ def execute_call(
     nonce = state.get_nonce(args.sender)
     unsigned = PragueTransactionBuilder.create_unsigned_transaction(
         nonce=nonce,
-        gas_price=args.gas_price,
+        gas_price=args.effective_gas_price(env.base_fee),
         gas=gas,
         to=args.to or b"",
         value=args.value,
