@@ -5,12 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from snowfield.chains.evm import records
 from snowfield.chains.evm.execution.accounts import AccountFields
-from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
+from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, CallLimits, execute_call
+from snowfield.chains.evm.execution.deadline import CallTimeout, deadline, go_duration
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import (
     BlockBuilder,
@@ -44,6 +46,7 @@ from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 
 BlockListener = Callable[[Block], None]
+DEFAULT_CALL_LIMITS = CallLimits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +74,10 @@ class EvmChain:
         clock: Callable[[], float] = time.time,
         genesis_time: int | None = None,
         fast_transfers: bool = True,
+        call_limits: CallLimits = DEFAULT_CALL_LIMITS,
     ) -> None:
         self.config = config
+        self.call_limits = call_limits
         self.fast_transfers = fast_transfers
         self.journal = journal
         self.clock = clock
@@ -398,15 +403,23 @@ class EvmChain:
     # -- execution without effects -------------------------------------------------------
 
     def call(self, args: CallArgs, block: Block, *, gas: int | None = None) -> bytes:
-        """eth_call: the return data, or ExecutionReverted/InvalidParams."""
-        computation = self._run(args, block, gas or args.gas or self.config.gas_limit)
+        """eth_call: the return data, or ExecutionReverted/InvalidParams (also when the call
+        runs past the RPC time limit)."""
+        with self._time_limited():
+            computation = self._run(args, block, gas or self.call_limits.call_gas(args.gas))
         if computation.is_error:
             raise _execution_error(computation)
         return output_of(computation)
 
     def estimate_gas(self, args: CallArgs, block: Block) -> int:
-        """Smallest gas limit with which the call succeeds (binary search, as geth)."""
-        cap = args.gas or self.config.gas_limit
+        """Smallest gas limit with which the call succeeds (binary search, as geth), searched
+        below the request's gas (else the block's limit) and the RPC gas cap."""
+        cap = args.gas if args.gas and args.gas >= TX_GAS else block.header.gas_limit
+        cap = min(cap, self.call_limits.gas_cap) if self.call_limits.gas_cap else cap
+        with self._time_limited():
+            return self._search_gas(args, block, cap)
+
+    def _search_gas(self, args: CallArgs, block: Block, cap: int) -> int:
         high = cap
         computation = self._run(args, block, high)
         if computation.is_error:
@@ -421,6 +434,15 @@ class EvmChain:
             else:
                 low = mid
         return high
+
+    @contextmanager
+    def _time_limited(self) -> Iterator[None]:
+        timeout = self.call_limits.timeout
+        try:
+            with deadline(timeout):
+                yield
+        except CallTimeout:
+            raise InvalidParams(f"execution aborted (timeout = {go_duration(timeout)})") from None
 
     def _succeeds(self, args: CallArgs, block: Block, gas: int) -> bool:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from eth.abc import ComputationAPI
@@ -10,10 +11,32 @@ from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError as UtilsValidationError
 
+from snowfield.chains.evm.execution.deadline import CallState
 from snowfield.chains.evm.execution.state import BlockEnv, StateStore, scratch_state
 from snowfield.errors import InvalidParams
 
+log = logging.getLogger("snowfield.evm")
 TX_GAS = 21_000
+UNCAPPED_GAS = 2**63 - 1  # geth's MaxUint64 / 2, when no cap is set
+
+
+@dataclass(frozen=True, slots=True)
+class CallLimits:
+    """geth's RPCGasCap and RPCEVMTimeout: how much gas and time one eth_call or
+    eth_estimateGas may use (0 = no limit)."""
+
+    gas_cap: int = 50_000_000
+    timeout: float = 5.0
+
+    def call_gas(self, requested: int | None) -> int:
+        """The gas an eth_call runs with: the request's, else the cap, never above it."""
+        gas = requested or self.gas_cap or UNCAPPED_GAS
+        if self.gas_cap and gas > self.gas_cap:
+            log.warning(
+                "Caller gas above allowance, capping requested=%d cap=%d", gas, self.gas_cap
+            )
+            return self.gas_cap
+        return gas
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +109,7 @@ def execute_call(
     env: BlockEnv,
     args: CallArgs,
     gas: int,
-    state_class: type[PragueState] = PragueState,
+    state_class: type[PragueState] = CallState,
 ) -> ComputationAPI:
     """Runs the call on a scratch copy of the state at `root`; raises InvalidParams if it
     could not start (funds, intrinsic gas)."""
