@@ -32,6 +32,7 @@ from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
 from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
 from snowfield.chains.evm.journal import Journal
+from snowfield.chains.evm.limits import check_pool_sizes
 from snowfield.chains.evm.mempool import Mempool
 from snowfield.chains.evm.model import (
     ZERO_HASH,
@@ -219,6 +220,7 @@ class EvmChain:
             )
         if tx.hash in self.mempool.by_hash or tx.hash in self._tx_loc:
             raise Conflict("already known")
+        check_pool_sizes(tx.to is None, len(tx.data), len(tx.raw))
         if tx.gas > self.config.gas_limit:
             raise InvalidParams("exceeds block gas limit")
         needed = intrinsic_gas(tx)

@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass
 
 from eth.abc import ComputationAPI
+from eth.exceptions import VMError
 from eth.vm.forks.prague.state import PragueState
 from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
@@ -13,6 +14,7 @@ from eth_utils import ValidationError as UtilsValidationError
 
 from snowfield.chains.evm.execution.deadline import CallState
 from snowfield.chains.evm.execution.state import BlockEnv, StateStore, scratch_state
+from snowfield.chains.evm.limits import check_initcode
 from snowfield.errors import InvalidParams
 
 log = logging.getLogger("snowfield.evm")
@@ -113,6 +115,7 @@ def execute_call(
 ) -> ComputationAPI:
     """Runs the call on a scratch copy of the state at `root`; raises InvalidParams if it
     could not start (funds, intrinsic gas)."""
+    check_initcode(args.to is None, len(args.data))
     state = scratch_state(store, root, env, state_class)
     nonce = state.get_nonce(args.sender)
     unsigned = PragueTransactionBuilder.create_unsigned_transaction(
@@ -127,6 +130,8 @@ def execute_call(
     try:
         return state.apply_transaction(spoofed)
     except UtilsValidationError as exc:
+        raise InvalidParams(_validation_text(str(exc), args)) from exc
+    except VMError as exc:  # raised before the first frame runs (initcode, intrinsic gas)
         raise InvalidParams(_validation_text(str(exc), args)) from exc
 
 
