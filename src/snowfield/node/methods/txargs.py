@@ -36,18 +36,6 @@ def _non_string(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return checked
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    return "object" if isinstance(value, dict) else "array"
-
-
 def _fixed_bytes(size: int, go_type: str) -> Callable[[Any], bytes]:
     def parse(value: Any) -> bytes:
         raw = p.data(value)
@@ -73,7 +61,9 @@ def decode_struct(
     """Decodes the known members of a JSON object (others are ignored, as Go's decoder does);
     a null member counts as absent."""
     if not isinstance(value, dict):
-        raise InvalidParams(f"json: cannot unmarshal {_kind(value)} into Go value of type {struct}")
+        raise InvalidParams(
+            f"json: cannot unmarshal {p.json_kind(value)} into Go value of type {struct}"
+        )
     out: dict[str, Any] = {}
     for field in fields:
         raw = value.get(field.name)
@@ -95,7 +85,7 @@ def decode_struct(
 def _list_of(parse: Callable[[Any], Any]) -> Callable[[Any], tuple[Any, ...]]:
     def decode(value: Any) -> tuple[Any, ...]:
         if not isinstance(value, list):
-            raise InvalidParams(_kind(value))
+            raise InvalidParams(p.json_kind(value))
         return tuple(parse(item) for item in value)
 
     return decode
