@@ -12,6 +12,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
+import orjson
 import typer
 import uvicorn
 import uvloop
@@ -21,6 +22,7 @@ from snowfield import logs
 from snowfield.config import SETTINGS, IndexSettings, NetworkSettings
 from snowfield.crypto.keys import DEFAULT_MNEMONIC
 from snowfield.errors import SnowfieldError
+from snowfield.server import HttpLimits, server_config
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 console = Console(stderr=True)
@@ -61,6 +63,11 @@ def devnet(
     ] = 43_200,
     batch_request_limit: Annotated[int, _opt("batch-request-limit", min=1)] = 40,
     max_request_bytes: Annotated[int, _opt("max-request-bytes", min=1024)] = 5 * 1024 * 1024,
+    rpc_gas_cap: Annotated[int, _opt("rpc-gas-cap", min=0)] = 50_000_000,
+    rpc_evm_timeout: Annotated[float, _opt("rpc-evm-timeout", min=0)] = 5.0,
+    http_read_header_timeout: Annotated[float, _opt("http-read-header-timeout", min=0)] = 30.0,
+    http_max_header_bytes: Annotated[int, _opt("http-max-header-bytes", min=1024)] = 16 * 1024,
+    http_max_connections: Annotated[int, _opt("http-max-connections", min=0)] = 1000,
     health_check_frequency: Annotated[float, _opt("health-check-frequency", min=0.1)] = 30.0,
     health_min_disk_bytes: Annotated[int, _opt("health-min-disk-bytes", min=0)] = 512 * 1024 * 1024,
     fsync: Annotated[bool, _opt("fsync")] = False,
@@ -70,6 +77,28 @@ def devnet(
     """Run a local network node: C-Chain with real EVM execution and the node's /ext APIs."""
     settings = NetworkSettings(**{k: v for k, v in locals().items()})
     _run_service(settings, _run_devnet)
+
+
+def http_limits(settings: Any) -> HttpLimits:
+    """The HTTP server's limits a service's settings give."""
+    return HttpLimits(
+        read_header_timeout=settings.http_read_header_timeout,
+        max_header_bytes=settings.http_max_header_bytes,
+        max_connections=settings.http_max_connections,
+        forwarded_allow_ips=getattr(settings, "forwarded_allow_ips", ""),
+    )
+
+
+def data_api_error(status: int, message: str) -> tuple[bytes, bytes]:
+    from snowfield.api.errors import error_body
+
+    return b"application/json", orjson.dumps(error_body(status, message))
+
+
+def metrics_api_error(status: int, message: str) -> tuple[bytes, bytes]:
+    from snowfield.api.errors import error_body
+
+    return b"application/json", orjson.dumps({**error_body(status, message), "message": [message]})
 
 
 def _run_service(settings: Any, main: Callable[[Any], Coroutine[Any, Any, None]]) -> None:
@@ -100,13 +129,12 @@ async def _run_devnet(settings: NetworkSettings) -> None:
     node = build_node(settings)
     _tune_gc()
     server = uvicorn.Server(
-        uvicorn.Config(
+        server_config(
             create_node_app(node),
             host=settings.host,
             port=settings.port,
-            log_level="warning",
+            limits=http_limits(settings),
             ws_max_size=settings.max_request_bytes,
-            lifespan="on",
         )
     )
     _print_banner(node, settings)
@@ -314,6 +342,13 @@ def serve(
     rate_keyed: Annotated[int, _opt("rate-keyed", "serve", min=1)] = 8000,
     metrics_api_port: Annotated[int, _opt("metrics-api-port", "serve", min=1, max=65535)] = 8081,
     metrics_rate: Annotated[int, _opt("metrics-rate", "serve", min=1)] = 6000,
+    forwarded_allow_ips: Annotated[str, _opt("forwarded-allow-ips", "serve")] = "",
+    http_read_header_timeout: Annotated[
+        float, _opt("http-read-header-timeout", "serve", min=0)
+    ] = 30.0,
+    http_max_header_bytes: Annotated[int, _opt("http-max-header-bytes", "serve", min=1024)] = 16
+    * 1024,
+    http_max_connections: Annotated[int, _opt("http-max-connections", "serve", min=0)] = 1000,
     log_level: Annotated[str, _opt("log-level", "serve")] = "info",
     log_format: Annotated[str, _opt("log-format", "serve")] = "text",
 ) -> None:
@@ -330,6 +365,10 @@ def serve(
         rate_keyed=rate_keyed,
         metrics_api_port=metrics_api_port,
         metrics_rate=metrics_rate,
+        forwarded_allow_ips=forwarded_allow_ips,
+        http_read_header_timeout=http_read_header_timeout,
+        http_max_header_bytes=http_max_header_bytes,
+        http_max_connections=http_max_connections,
         log_level=log_level,
         log_format=log_format,
     )
@@ -347,12 +386,12 @@ async def _run_serve(settings: Any) -> None:
     limiter: Limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
     policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
     server = uvicorn.Server(
-        uvicorn.Config(
+        server_config(
             create_data_app(db, policy=policy, limiter=limiter),
             host=settings.host,
             port=settings.port,
-            log_level="warning",
-            lifespan="on",
+            limits=http_limits(settings),
+            render=data_api_error,
         )
     )
     base = f"http://{settings.host}:{settings.port}"
@@ -371,12 +410,12 @@ def _metrics_server(db: Any, settings: Any) -> uvicorn.Server:
     # Its own limiter: each app closes its limiter when it stops.
     limiter: Limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
     app = create_metrics_app(db, limiter=limiter, rate_per_minute=settings.metrics_rate)
-    config = uvicorn.Config(
+    config = server_config(
         app,
         host=settings.host,
         port=settings.metrics_api_port,
-        log_level="warning",
-        lifespan="on",
+        limits=http_limits(settings),
+        render=metrics_api_error,
     )
     base = f"http://{settings.host}:{settings.metrics_api_port}"
     console.print(

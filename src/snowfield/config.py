@@ -82,6 +82,36 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "max-request-bytes", 5 * 1024 * 1024, "Largest JSON-RPC request body accepted.", "devnet"
     ),
+    Setting(
+        "rpc-gas-cap",
+        50_000_000,
+        "Most gas one eth_call or eth_estimateGas may use; more is capped (0 = no cap).",
+        "devnet",
+    ),
+    Setting(
+        "rpc-evm-timeout",
+        5.0,
+        "Seconds one eth_call or eth_estimateGas may run before it is aborted (0 = no limit).",
+        "devnet",
+    ),
+    Setting(
+        "http-read-header-timeout",
+        30.0,
+        "Seconds a client has to send a request's line and headers (0 = no limit).",
+        "devnet",
+    ),
+    Setting(
+        "http-max-header-bytes",
+        16 * 1024,
+        "Largest request line plus headers; more answers 414 or 431.",
+        "devnet",
+    ),
+    Setting(
+        "http-max-connections",
+        1000,
+        "Most open connections and requests in flight; more answer 503 (0 = no limit).",
+        "devnet",
+    ),
     Setting("health-check-frequency", 30.0, "Seconds between health check runs.", "devnet"),
     Setting(
         "health-min-disk-bytes",
@@ -185,6 +215,31 @@ SETTINGS: tuple[Setting, ...] = (
         "serve",
     ),
     Setting(
+        "forwarded-allow-ips",
+        "",
+        "Comma-separated proxy IPs (or *) whose X-Forwarded-For names the client for rate"
+        " limits; empty trusts no proxy.",
+        "serve",
+    ),
+    Setting(
+        "http-read-header-timeout",
+        30.0,
+        "Seconds a client has to send a request's line and headers (0 = no limit).",
+        "serve",
+    ),
+    Setting(
+        "http-max-header-bytes",
+        16 * 1024,
+        "Largest request line plus headers; more answers 414 or 431.",
+        "serve",
+    ),
+    Setting(
+        "http-max-connections",
+        1000,
+        "Most open connections and requests in flight; more answer 503 (0 = no limit).",
+        "serve",
+    ),
+    Setting(
         "log-level", "info", "Log level: debug, info, warn, error.", "serve", "SNOWFIELD_LOG_LEVEL"
     ),
     Setting(
@@ -233,6 +288,11 @@ class NetworkSettings:
     historical_proof_query_window: int = 43_200
     batch_request_limit: int = 40
     max_request_bytes: int = 5 * 1024 * 1024
+    rpc_gas_cap: int = 50_000_000
+    rpc_evm_timeout: float = 5.0
+    http_read_header_timeout: float = 30.0
+    http_max_header_bytes: int = 16 * 1024
+    http_max_connections: int = 1000
     health_check_frequency: float = 30.0
     health_min_disk_bytes: int = 512 * 1024 * 1024
     fsync: bool = False
@@ -301,6 +361,10 @@ class ServeSettings:
     rate_keyed: int = 8000
     metrics_api_port: int = 8081
     metrics_rate: int = 6000
+    forwarded_allow_ips: str = ""
+    http_read_header_timeout: float = 30.0
+    http_max_header_bytes: int = 16 * 1024
+    http_max_connections: int = 1000
     log_level: str = "info"
     log_format: str = "text"
 

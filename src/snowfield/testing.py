@@ -22,9 +22,10 @@ from typing import Any
 import httpx
 import uvicorn
 
-from snowfield.cli import build_node
+from snowfield.cli import build_node, http_limits
 from snowfield.config import DevnetSettings
 from snowfield.node.app import create_node_app
+from snowfield.server import DEFAULT_LIMITS, ErrorRenderer, HttpLimits, plain_text, server_config
 from snowfield.store.database import Database
 from snowfield.supervisor import terminate
 
@@ -62,7 +63,9 @@ def serve_devnet(**overrides: Any) -> Iterator[RunningNode]:
     settings = dataclasses.replace(DevnetSettings(port=free_port()), **overrides)
     node = build_node(settings)
     try:
-        with serve_asgi(create_node_app(node), port=settings.port, name="devnet") as base:
+        app = create_node_app(node)
+        limits = http_limits(settings)
+        with serve_asgi(app, port=settings.port, name="devnet", limits=limits) as base:
             yield RunningNode(base, node)
     finally:
         if node.admin.temporary:
@@ -70,13 +73,19 @@ def serve_devnet(**overrides: Any) -> Iterator[RunningNode]:
 
 
 @contextlib.contextmanager
-def serve_asgi(app: Any, *, port: int | None = None, name: str = "app") -> Iterator[str]:
+def serve_asgi(
+    app: Any,
+    *,
+    port: int | None = None,
+    name: str = "app",
+    limits: HttpLimits = DEFAULT_LIMITS,
+    render: ErrorRenderer = plain_text,
+) -> Iterator[str]:
     """An ASGI app on a real uvicorn server at 127.0.0.1 (a free port unless given), in a
     background thread, stopped on exit; yields the base URL."""
     port = free_port() if port is None else port
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
+    config = server_config(app, host="127.0.0.1", port=port, limits=limits, render=render)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"{name}-server", daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

@@ -19,6 +19,7 @@ from snowfield.api.app import OPERATIONS, create_data_app
 from snowfield.api.gate import RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
+from snowfield.cli import data_api_error
 from snowfield.store.database import Database
 from snowfield.store.rows import (
     BalanceRow,
@@ -218,7 +219,7 @@ def filled(
 @contextlib.contextmanager
 def serve_app(app: ASGIApp) -> Iterator[str]:
     """The app on a real uvicorn server at 127.0.0.1:<free port>; yields the base URL."""
-    with serve_asgi(app, name="data-api") as base:
+    with serve_asgi(app, name="data-api", render=data_api_error) as base:
         yield base
 
 

@@ -3,13 +3,12 @@ the error body's `message` array (class-validator style, as the real service wor
 
 from __future__ import annotations
 
-import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from snowfield.api.params import Param
+from snowfield.api.params import Param, decimal, single_values
 from snowfield.errors import InvalidParams
 from snowfield.store.buckets import INTERVALS, Interval
 from snowfield.store.rollup_reads import METRICS, intervals_of
@@ -18,7 +17,6 @@ MAX_PAGE_SIZE = 2160
 DEFAULT_PAGE_SIZE = 100
 DEFAULT_INTERVAL: Interval = "day"  # valid for every metric (docs/metrics.md)
 MAX_TIMESTAMP = 2**63 - 1
-_INTEGER = re.compile(r"-?[0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +36,11 @@ def _one_of(name: str, values: tuple[str, ...]) -> str:
 def _integer(name: str, raw: str | None, low: int, high: int, problems: list[str]) -> int | None:
     if raw is None:
         return None
-    if not _INTEGER.fullmatch(raw):
+    magnitude = decimal(raw.removeprefix("-"))
+    if magnitude is None:
         problems.append(f"{name} must be an integer number")
         return None
-    value = int(raw)
+    value = -magnitude if raw.startswith("-") else magnitude
     if value < low:
         problems.append(f"{name} must not be less than {low}")
     elif value > high:
@@ -64,6 +63,14 @@ def page_token(raw: str | None, problems: list[str]) -> str | None:
 def page_size(raw: str | None, problems: list[str]) -> int:
     size = _integer("pageSize", raw, 1, MAX_PAGE_SIZE, problems)
     return DEFAULT_PAGE_SIZE if size is None else size
+
+
+def single(query: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """The query by name; InvalidParams in this service's shape for a repeated name."""
+    try:
+        return single_values(query)
+    except InvalidParams as exc:
+        raise InvalidParams(exc.message, data=[exc.message]) from None
 
 
 def metric_query(metric: str, query: Mapping[str, str]) -> MetricQuery:

@@ -20,8 +20,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from snowfield.api.errors import status_of
-from snowfield.api.metric_params import avg_tps_token, metric_query
+from snowfield.api.metric_params import avg_tps_token, metric_query, single
 from snowfield.api.metrics_openapi import metrics_openapi
+from snowfield.api.params import decimal
 from snowfield.api.ratelimit import Limiter, MemoryLimiter, sending_headers
 from snowfield.api.responses import JsonResponse
 from snowfield.api.routes import RouteSpec, RouteTable
@@ -75,8 +76,9 @@ class _Service:
             return sorted(c for c, n in networks.items() if n == "mainnet")
         if ref == "testnet":  # the test network and local networks
             return sorted(c for c, n in networks.items() if n != "mainnet")
-        if ref.isdigit() and int(ref) in networks:
-            return [int(ref)]
+        number = decimal(ref)
+        if number is not None and number in networks:
+            return [number]
         raise NotFound(f"chain {ref} is not supported")
 
     async def cursor(self, token: str | None, scope: str) -> int | None:
@@ -118,7 +120,7 @@ async def _series(
 def _metric_endpoint(service: _Service) -> Callable[[Request], Awaitable[Response]]:
     async def serve(request: Request) -> Response:
         ref, metric = request.path_params["chainId"], request.path_params["metric"]
-        q = metric_query(metric, request.query_params)
+        q = metric_query(metric, single(request.query_params.multi_items()))
         chains = await service.chains(ref)
         scope = _scope("metrics", ref, q.metric, q.span, q.start, q.end)
         below = await service.cursor(q.page_token, scope)
@@ -134,7 +136,7 @@ def _metric_endpoint(service: _Service) -> Callable[[Request], Awaitable[Respons
 def _avg_tps_endpoint(service: _Service) -> Callable[[Request], Awaitable[Response]]:
     async def serve(request: Request) -> Response:
         ref = request.path_params["chainId"]
-        token = avg_tps_token(request.query_params)
+        token = avg_tps_token(single(request.query_params.multi_items()))
         chains = await service.chains(ref)
         scope = _scope("avg_tps", ref)
         below = await service.cursor(token, scope)

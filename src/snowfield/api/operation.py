@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope, Send
 
 from snowfield.api.errors import send_error
-from snowfield.api.params import Param, parse_all
+from snowfield.api.params import Param, parse_all, single_values
 from snowfield.api.responses import Endpoint, Headers, send_json
 from snowfield.errors import Forbidden, NotFound
 from snowfield.store import queries
@@ -131,8 +131,9 @@ def endpoint(op: Operation, services: Services) -> Endpoint:
         scope: Scope, send: Send, path: dict[str, str], key: ApiKey | None, headers: Headers
     ) -> int:
         try:
-            # As Starlette's QueryParams reads it: latin-1, blanks kept, the last repeat wins.
-            query = dict(parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True))
+            # As Starlette's QueryParams reads it: latin-1, blanks kept; no repeats.
+            raw_query = scope["query_string"].decode("latin-1")
+            query = single_values(parse_qsl(raw_query, keep_blank_values=True))
             args = parse_all(op.params, path, query)
             body = await op.handler(Context(services, op, args, key))
         except Exception as exc:

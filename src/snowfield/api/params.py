@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from snowfield.errors import InvalidParams
 
 MAX_BLOCK = 2**63 - 1  # the store's BIGINT bound
+MAX_DIGITS = len(str(MAX_BLOCK))
 _DIGITS = re.compile(r"[0-9]+")
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
 _HASH = re.compile(r"0[xX][0-9a-fA-F]{64}")
@@ -58,15 +59,35 @@ class Param:
         return replace(self, minimum=minimum, maximum=maximum, default=default)
 
 
-def _integer(param: Param, raw: str) -> int:
+def decimal(raw: str) -> int | None:
+    """The value of a string of ASCII digits, None for anything else. Digits beyond what a
+    BIGINT holds are never converted (Python refuses int() of 4,301 digits and more): such a
+    value comes back as MAX_BLOCK + 1, out of every range."""
     if not _DIGITS.fullmatch(raw):
+        return None
+    significant = raw.lstrip("0")
+    return MAX_BLOCK + 1 if len(significant) > MAX_DIGITS else int(significant or "0")
+
+
+def _integer(param: Param, raw: str) -> int:
+    value = decimal(raw)
+    if value is None:
         raise InvalidParams(f"{param.name} must be a non-negative integer")
-    value = int(raw)
     low = param.minimum if param.minimum is not None else 0
     high = param.maximum if param.maximum is not None else MAX_BLOCK
     if not low <= value <= high:
         raise InvalidParams(f"{param.name} must be between {low} and {high}")
     return value
+
+
+def single_values(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Query parameters by name; a name given twice is ambiguous, so refused."""
+    out: dict[str, str] = {}
+    for name, value in pairs:
+        if name in out:
+            raise InvalidParams(f"{name} is given more than once")
+        out[name] = value
+    return out
 
 
 def _address(param: Param, raw: str) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snowfield.chains.evm.chain import EvmChain
+from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.config import EvmChainSettings
 from snowfield.node.block_ids import BlockIds
@@ -35,6 +36,7 @@ class EvmHosting:
     index_enabled: bool
     index_allow_incomplete: bool
     admin: Admin
+    call_limits: CallLimits
     aliases: tuple[str, ...] = ()
     short_forms: tuple[str, ...] = ()
 
@@ -54,7 +56,12 @@ def host_evm_chain(
         client_version=hosting.client_version,
         alloc=hosting.alloc,
     )
-    chain = EvmChain(config, storage.journal(label), genesis_time=settings.genesis_timestamp)
+    chain = EvmChain(
+        config,
+        storage.journal(label),
+        genesis_time=settings.genesis_timestamp,
+        call_limits=hosting.call_limits,
+    )
     runtime = EvmRuntime(chain, blockchain_id=hosting.blockchain_id, block_time=settings.block_time)
     rpc = Dispatcher(methods(runtime), hosting.limits)
     state = IndexState.resolve(

@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation
 from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
@@ -86,6 +87,7 @@ class Node:
             index_enabled=settings.index_enabled,
             index_allow_incomplete=settings.index_allow_incomplete,
             admin=self.admin,
+            call_limits=CallLimits(settings.rpc_gas_cap, settings.rpc_evm_timeout),
             aliases=aliases,
             short_forms=short_forms,
         )

@@ -25,8 +25,17 @@ class Connection:
         self.queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=MAX_QUEUED)
         self.subscriptions: set[str] = set()
         self.overflowed = False
+        self.closed = False
+
+    def close(self) -> None:
+        """Forgets what was queued for a client that is gone; later pushes are dropped."""
+        self.closed = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
 
     def push(self, message: bytes) -> None:
+        if self.closed:
+            return  # a notification racing the disconnect: nobody will send it
         try:
             self.queue.put_nowait(message)
         except asyncio.QueueFull:
@@ -49,6 +58,9 @@ class SubscriptionHub:
     def __init__(self) -> None:
         self._subs: dict[str, Subscription] = {}
 
+    def __len__(self) -> int:
+        return len(self._subs)
+
     def add(
         self,
         kind: str,
@@ -70,9 +82,11 @@ class SubscriptionHub:
         return True
 
     def drop_connection(self, conn: Connection) -> None:
+        """Ends every subscription of a connection that closed, and releases its queue."""
         for ident in list(conn.subscriptions):
             self._subs.pop(ident, None)
         conn.subscriptions.clear()
+        conn.close()
 
     def publish_block(self, block: Block) -> None:
         if not self._subs:

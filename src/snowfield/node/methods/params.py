@@ -12,7 +12,7 @@ TAGS = ("latest", "earliest", "pending", "safe", "finalized", "accepted")
 
 def _hex_body(value: Any) -> str:
     if not isinstance(value, str):
-        raise InvalidParams(f"cannot unmarshal {_json_kind(value)} into hex value")
+        raise InvalidParams(f"cannot unmarshal {json_kind(value)} into hex value")
     if not value.startswith(("0x", "0X")):
         raise InvalidParams("hex string without 0x prefix")
     return value[2:]
@@ -119,19 +119,19 @@ def block_number_or_hash(value: Any) -> BlockRef:
 
 def boolean(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise InvalidParams(f"cannot unmarshal {_json_kind(value)} into bool")
+        raise InvalidParams(f"cannot unmarshal {json_kind(value)} into bool")
     return value
 
 
 def string(value: Any) -> str:
     if not isinstance(value, str):
-        raise InvalidParams(f"cannot unmarshal {_json_kind(value)} into string")
+        raise InvalidParams(f"cannot unmarshal {json_kind(value)} into string")
     return value
 
 
 def obj(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise InvalidParams(f"cannot unmarshal {_json_kind(value)} into object")
+        raise InvalidParams(f"cannot unmarshal {json_kind(value)} into object")
     return value
 
 
@@ -153,7 +153,8 @@ def float_list(value: Any) -> list[float]:
     return floats
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """The JSON type of a decoded value, as Go's decoder names it in errors."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int | float):

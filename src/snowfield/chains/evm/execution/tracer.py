@@ -12,6 +12,7 @@ from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
 from snowfield.chains.evm.execution.accounts import State as FastState
+from snowfield.chains.evm.execution.deadline import interruptible
 from snowfield.chains.evm.execution.state import error_text, is_revert, revert_reason
 
 _TAGGED = {
@@ -44,7 +45,7 @@ class TracingComputation(PragueComputation):
     frame_kind: str = "CALL"
     opcodes = {
         code: (_Tag(fn, _TAGGED[code]) if code in _TAGGED else fn)
-        for code, fn in PragueComputation.opcodes.items()
+        for code, fn in interruptible(PragueComputation.opcodes).items()
     }
 
     def apply_child_computation(self, child_msg: MessageAPI) -> ComputationAPI:

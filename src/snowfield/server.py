@@ -1,0 +1,182 @@
+"""The HTTP server (uvicorn) as every command runs it: limits on connections, request heads and
+slow clients, which proxies to trust, and answers in the service's own shape to requests the
+server cannot parse.
+
+uvicorn has no header-read timeout and answers unparsable requests in plain text, so its
+httptools protocol is subclassed here. Only cli and testing import this module: it owns the
+server library for both."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+# (status, message) -> (content type, body) in the service's error shape.
+LINGER_SECONDS = 2.0
+ErrorRenderer = Callable[[int, str], tuple[bytes, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class HttpLimits:
+    """What one connection may do before the application sees a request."""
+
+    read_header_timeout: float = 30.0
+    max_header_bytes: int = 16 * 1024
+    max_connections: int = 1000
+    forwarded_allow_ips: str = ""  # proxies whose X-Forwarded-For names the client; none
+
+
+DEFAULT_LIMITS = HttpLimits()
+
+
+def plain_text(status: int, message: str) -> tuple[bytes, bytes]:
+    """Go's net/http answer (the node's): the status line as text."""
+    return b"text/plain; charset=utf-8", f"{status} {HTTPStatus(status).phrase}".encode()
+
+
+class _Refused(Exception):
+    """Raised in a parser callback to refuse the request with `status`."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a bounded request head and a header-read deadline."""
+
+    limits = HttpLimits()
+    render: ErrorRenderer = staticmethod(plain_text)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._head_bytes = 0
+        self._raw_head_bytes = 0
+        self._in_head = False
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._refusal: _Refused | None = None
+        self._refused = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._start_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # drained until the lingering close
+        super().data_received(data)
+        # The parser holds an unfinished header line without calling back: count raw bytes.
+        if self._in_head and not self.transport.is_closing():
+            self._raw_head_bytes += len(data)
+            if self._raw_head_bytes > self.limits.max_header_bytes:
+                self._refuse(431, "request header fields too large")
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._start_head()
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url), 414, "request URI too long")
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value), 431, "request header fields too large")
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._stop_timer()
+        super().on_headers_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        refusal, self._refusal = self._refusal, None
+        if refusal is not None:
+            self._refuse(refusal.status, refusal.message)
+        else:
+            self._refuse(400, "invalid HTTP request")
+
+    def _count(self, size: int, status: int, message: str) -> None:
+        self._head_bytes += size
+        if self._head_bytes > self.limits.max_header_bytes:
+            # Raised inside the parser: it stops, and uvicorn calls send_400_response.
+            self._refusal = _Refused(status, message)
+            raise self._refusal
+
+    def _start_head(self) -> None:
+        if self._in_head:
+            return
+        self._in_head = True
+        self._head_bytes = self._raw_head_bytes = 0
+        self._stop_timer()
+        timeout = self.limits.read_header_timeout
+        if timeout > 0:
+            self._head_timer = self.loop.call_later(timeout, self._head_timed_out)
+
+    def _stop_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self._in_head and not self.transport.is_closing():
+            self._refuse(408, "request header read timed out")
+
+    def _refuse(self, status: int, message: str) -> None:
+        """Answers `status` in the service's shape and closes the connection."""
+        if self.transport.is_closing() or self._refused:
+            return
+        self._refused = True
+        self._stop_timer()
+        ctype, body = self.render(status, message)
+        self.transport.write(
+            b"HTTP/1.1 %d %s\r\ncontent-type: %s\r\ncontent-length: %d\r\n"
+            b"connection: close\r\n\r\n%s"
+            % (status, HTTPStatus(status).phrase.encode(), ctype, len(body), body)
+        )
+        # A lingering close, as Go's server does: closing with the client's bytes unread
+        # would reset the connection and could destroy the answer before it is read.
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER_SECONDS, self.transport.close)
+
+
+def guarded_protocol(limits: HttpLimits, render: ErrorRenderer) -> type[GuardedProtocol]:
+    """The protocol class for one server: its limits and its error shape."""
+    return type("Guarded", (GuardedProtocol,), {"limits": limits, "render": staticmethod(render)})
+
+
+def server_config(
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    limits: HttpLimits,
+    render: ErrorRenderer = plain_text,
+    **extra: Any,
+) -> uvicorn.Config:
+    """uvicorn's configuration with our limits; the client's address is the socket's unless
+    a trusted proxy forwards it."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=guarded_protocol(limits, render),
+        limit_concurrency=limits.max_connections or None,
+        proxy_headers=bool(limits.forwarded_allow_ips),
+        forwarded_allow_ips=limits.forwarded_allow_ips or None,
+        **extra,
+    )

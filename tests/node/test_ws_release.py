@@ -1,0 +1,89 @@
+"""WebSocket subscribers that vanish without a close frame give back everything they held:
+subscriptions, queued notifications, connection state."""
+
+from __future__ import annotations
+
+import base64
+import gc
+import os
+import socket
+import struct
+import time
+import tracemalloc
+
+import httpx
+import orjson
+
+from snowfield.node.subscriptions import SubscriptionHub
+from snowfield.testing import serve_devnet
+
+ROUNDS = 5
+SUBSCRIBERS = 200
+
+
+def _frame(payload: bytes) -> bytes:
+    """One masked text frame, as a client sends it."""
+    mask = os.urandom(4)
+    size = len(payload)
+    length = bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + struct.pack(">H", size)
+    return b"\x81" + length + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def _subscriber(host: str, port: int) -> socket.socket:
+    sock = socket.create_connection((host, port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET /ext/bc/C/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sock.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 101")
+    call = {"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe", "params": ["newHeads"]}
+    sock.sendall(_frame(orjson.dumps(call)))
+    assert b"result" in sock.recv(4096)
+    return sock
+
+
+def _mine(rpc: str, blocks: int) -> None:
+    for _ in range(blocks):
+        httpx.post(rpc, json={"jsonrpc": "2.0", "id": 1, "method": "evm_mine"}, timeout=10)
+
+
+def _settled_memory(hub: SubscriptionHub) -> int:
+    deadline = time.monotonic() + 10
+    while len(hub) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0]
+
+
+def test_abrupt_subscribers_release_their_memory() -> None:
+    tracemalloc.start()
+    try:
+        with serve_devnet() as node:
+            host, port = node.base.removeprefix("http://").split(":")
+            hub = node.node.c.hub
+
+            def round_of_subscribers() -> int:
+                socks = [_subscriber(host, int(port)) for _ in range(SUBSCRIBERS)]
+                _mine(node.rpc, 3)  # notifications queued for clients that never read them
+                held = len(hub)
+                for sock in socks:  # RST, no close frame
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    sock.close()
+                return held
+
+            round_of_subscribers()  # warm-up: first-use allocations are not a leak
+            baseline = _settled_memory(hub)
+            started = time.monotonic()
+            for _ in range(ROUNDS):
+                assert round_of_subscribers() == SUBSCRIBERS
+                assert time.monotonic() - started < 120
+            after = _settled_memory(hub)
+            assert len(hub) == 0
+    finally:
+        tracemalloc.stop()
+    assert after <= baseline * 1.10, (baseline, after)
