@@ -18,6 +18,18 @@ ZERO_HASH = b"\x00" * 32
 
 
 @dataclass(frozen=True, slots=True)
+class Authorization:
+    """One EIP-7702 set-code authorization (signed by its authority)."""
+
+    chain_id: int
+    address: bytes
+    nonce: int
+    y_parity: int
+    r: int
+    s: int
+
+
+@dataclass(frozen=True, slots=True)
 class Tx:
     """A signed transaction as accepted by the node; `evm` is the execution library's object."""
 
@@ -39,6 +51,7 @@ class Tx:
     s: int
     evm_factory: Callable[[], Any] = field(compare=False, repr=False)
     _evm: list[Any] = field(default_factory=list, compare=False, repr=False)
+    authorizations: tuple[Authorization, ...] = ()
 
     @property
     def evm(self) -> Any:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from eth.abc import ComputationAPI
 from eth.vm.forks.prague.state import PragueState
+from eth.vm.forks.prague.transactions import Authorization as PragueAuthorization
 from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError as UtilsValidationError
 
 from snowfield.chains.evm.execution.state import BlockEnv, StateStore, scratch_state
+from snowfield.chains.evm.model import Authorization as Authorization
 from snowfield.errors import InvalidParams
 
 TX_GAS = 21_000
@@ -22,18 +25,6 @@ class AccessTuple:
 
     address: bytes
     storage_keys: tuple[bytes, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Authorization:
-    """One EIP-7702 set-code authorization, as a client wrote it."""
-
-    chain_id: int
-    address: bytes
-    nonce: int
-    y_parity: int
-    r: int
-    s: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,19 +83,38 @@ def execute_call(
     could not start (funds, intrinsic gas)."""
     state = scratch_state(store, root, env, state_class)
     nonce = state.get_nonce(args.sender)
-    unsigned = PragueTransactionBuilder.create_unsigned_transaction(
-        nonce=nonce,
-        gas_price=args.effective_gas_price(env.base_fee),
-        gas=gas,
-        to=args.to or b"",
-        value=args.value,
-        data=args.data,
-    )
+    unsigned = unsigned_message(args, nonce, gas, args.effective_gas_price(env.base_fee), env)
     spoofed = SpoofTransaction(unsigned, from_=args.sender)
     try:
         return state.apply_transaction(spoofed)
     except UtilsValidationError as exc:
         raise InvalidParams(_validation_text(str(exc), args)) from exc
+
+
+def unsigned_message(args: CallArgs, nonce: int, gas: int, price: int, env: BlockEnv) -> Any:
+    """The execution library's unsigned transaction for a call: set-code when it carries
+    authorizations, access-list when it carries an access list (both change the gas)."""
+    B = PragueTransactionBuilder
+    to = args.to or b""
+    access = [
+        (a.address, [int.from_bytes(k, "big") for k in a.storage_keys])
+        for a in args.access_list or ()
+    ]
+    if args.authorization_list is not None and args.to is not None:
+        auths = [
+            PragueAuthorization(a.chain_id, a.address, a.nonce, a.y_parity, a.r, a.s)
+            for a in args.authorization_list
+        ]
+        return B.new_unsigned_set_code_transaction(
+            env.chain_id, nonce, price, price, gas, args.to, args.value, args.data, access, auths
+        )
+    if args.access_list:
+        return B.new_unsigned_access_list_transaction(
+            env.chain_id, nonce, price, gas, to, args.value, args.data, access
+        )
+    return B.create_unsigned_transaction(
+        nonce=nonce, gas_price=price, gas=gas, to=to, value=args.value, data=args.data
+    )
 
 
 def _validation_text(text: str, args: CallArgs) -> str:

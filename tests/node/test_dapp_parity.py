@@ -1,0 +1,92 @@
+"""What dapp developers hit with viem, ethers v6 and web3.py against the devnet (issue 10)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import websockets
+from web3 import Web3
+
+from snowfield.testing import RunningNode, run_node_script
+from tests.bytecode import STORE, deploy_code, word
+from tests.helpers import KEY0
+
+SCRIPTS = Path(__file__).parent / "dapp"
+
+
+def js(name: str, *args: str) -> Any:
+    """Runs tests/node/dapp/<name>.mjs (viem and ethers importable); its JSON output."""
+    source = (SCRIPTS / "devnet.mjs").read_text() + (SCRIPTS / f"{name}.mjs").read_text()
+    return json.loads(run_node_script(source, *args, packages=("viem", "ethers")))
+
+
+DEV0 = Web3.to_checksum_address("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266")
+
+
+def test_a_new_filter_reports_no_past_log(devnet: RunningNode, w3: Web3) -> None:
+    address = w3.eth.wait_for_transaction_receipt(
+        w3.eth.send_transaction({"from": DEV0, "data": deploy_code(STORE)})
+    )["contractAddress"]
+    w3.eth.wait_for_transaction_receipt(
+        w3.eth.send_transaction({"from": DEV0, "to": address, "data": word(1)})
+    )
+    got = js("watch_events", devnet.rpc, address, KEY0, "0x" + word(2).hex())
+    assert got["before"] == 0
+    assert got["hashes"] == [got["sent"]]
+
+
+def test_a_filter_from_a_past_block_still_starts_at_the_head(w3: Web3) -> None:
+    address = w3.eth.wait_for_transaction_receipt(
+        w3.eth.send_transaction({"from": DEV0, "data": deploy_code(STORE)})
+    )["contractAddress"]
+    w3.eth.wait_for_transaction_receipt(
+        w3.eth.send_transaction({"from": DEV0, "to": address, "data": word(1)})
+    )
+    log_filter = w3.eth.filter({"address": address, "fromBlock": 0})
+    block_filter = w3.eth.filter("latest")
+    assert log_filter.get_new_entries() == []
+    assert block_filter.get_new_entries() == []
+    assert len(w3.eth.get_filter_logs(log_filter.filter_id)) == 1
+    ended = w3.eth.filter({"address": address, "fromBlock": 0, "toBlock": 1})
+    w3.eth.wait_for_transaction_receipt(
+        w3.eth.send_transaction({"from": DEV0, "to": address, "data": word(2)})
+    )
+    assert len(log_filter.get_new_entries()) == 1
+    assert ended.get_new_entries() == []
+
+
+def test_a_set_code_transaction_keeps_its_authorization_list(devnet: RunningNode, w3: Web3) -> None:
+    delegate = w3.eth.wait_for_transaction_receipt(
+        w3.eth.send_transaction({"from": DEV0, "data": deploy_code(STORE)})
+    )["contractAddress"]
+    key = "0x" + "42" * 32
+    sender = w3.eth.account.from_key(key).address
+    w3.eth.wait_for_transaction_receipt(
+        w3.eth.send_transaction({"from": DEV0, "to": sender, "value": 10**18})
+    )
+    got = js("set_code", devnet.rpc, key, delegate)
+    want = [{"address": delegate.lower(), "nonce": "1", "chainId": "43112"}]
+    assert got["type"] == 4 and got["hash"] == got["sent"] and got["status"] == 1
+    assert got["auth"] == want and got["blockAuth"] == want
+    assert w3.eth.get_code(sender) == bytes.fromhex("ef0100") + bytes.fromhex(delegate[2:])
+    raw = w3.provider.make_request("eth_getTransactionByHash", [got["hash"]])["result"]
+    (auth,) = raw["authorizationList"]
+    assert set(auth) == {"chainId", "address", "nonce", "yParity", "r", "s"}
+    assert raw["yParity"] == raw["v"] and raw["accessList"] == []
+
+
+def test_an_unknown_subscription_kind_is_method_not_found(devnet: RunningNode) -> None:
+    async def ask() -> Any:
+        async with websockets.connect(devnet.ws) as ws:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe", "params": ["foo"]}
+            await ws.send(json.dumps(body))
+            return json.loads(await ws.recv())
+
+    reply = asyncio.run(ask())
+    assert reply["error"] == {
+        "code": -32601,
+        "message": 'no "foo" subscription in eth namespace',
+    }
