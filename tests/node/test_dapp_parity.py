@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import websockets
+from eth_account import Account
+from eth_account.messages import encode_defunct
 from web3 import Web3
 
 from snowfield.testing import RunningNode, run_node_script
@@ -90,3 +92,20 @@ def test_an_unknown_subscription_kind_is_method_not_found(devnet: RunningNode) -
         "code": -32601,
         "message": 'no "foo" subscription in eth namespace',
     }
+
+
+def test_ethers_and_viem_sign_with_the_nodes_accounts(devnet: RunningNode, w3: Web3) -> None:
+    to = "0x" + "ab" * 20
+    stranger = "0x" + "cd" * 20
+    got = js("node_signer", devnet.rpc, DEV0, to, stranger)
+    assert got["ethersMessage"] == DEV0 and got["ethersTyped"] == DEV0
+    assert got["status"] == 1 and got["viemTyped"] is True
+    hello = encode_defunct(text="hello")
+    assert Account.recover_message(hello, signature=got["viemMessage"]) == DEV0
+    signed = got["signed"]
+    assert signed["from"] == DEV0 and signed["to"].lower() == to
+    assert signed["hash"] == signed["txHash"] and signed["txType"] == "0x2"
+    assert int(signed["txNonce"], 16) == signed["nonce"] and signed["value"] == "7"
+    assert w3.eth.get_transaction(got["viemHash"])["value"] == 9
+    assert w3.eth.get_balance(Web3.to_checksum_address(to)) == 14
+    assert got["unknown"] == {"code": -32000, "message": "unknown account"}

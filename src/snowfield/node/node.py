@@ -22,6 +22,7 @@ from snowfield.node.methods.evm import evm_methods
 from snowfield.node.methods.keystore import Keystore
 from snowfield.node.methods.logs import log_methods
 from snowfield.node.methods.personal import personal_methods
+from snowfield.node.methods.signing import signing_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
@@ -66,6 +67,7 @@ class Node:
                 *eth_methods(self.c, proofs, [k.address for k in self.dev_keys]),
                 *log_methods(self.c),
                 *personal_methods(self.c, self.keystore),
+                *signing_methods(self.c, self.keystore),
                 *txpool_methods(self.c),
                 *debug_methods(self.c),
                 *evm_methods(self.c),

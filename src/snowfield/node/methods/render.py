@@ -95,6 +95,17 @@ def tx_json(tx: Tx, block: Block | None = None, index: int | None = None) -> dic
     return out
 
 
+def transaction_json(tx: Tx) -> dict[str, Any]:
+    """A transaction on its own, as geth marshals types.Transaction (eth_signTransaction):
+    no block position and no sender."""
+    out = tx_json(tx)
+    for key in ("blockHash", "blockNumber", "transactionIndex", "from"):
+        del out[key]
+    if tx.type >= 2:
+        del out["gasPrice"]
+    return out
+
+
 def authorization_json(auth: Authorization) -> dict[str, Any]:
     return {
         "chainId": hx(auth.chain_id),

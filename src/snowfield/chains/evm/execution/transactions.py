@@ -167,3 +167,38 @@ def _authorizations(value: Any) -> tuple[Authorization, ...]:
             Authorization(_int(chain), address, _int(nonce, 64), _int(y, 8), _int(r), _int(s))
         )
     return tuple(out)
+
+
+def encode_unsigned(fields: dict[str, Any]) -> bytes:
+    """A transaction given as eth_account fields, encoded with a zero signature, as geth's
+    eth_fillTransaction returns it (hex strings for to, data and addresses)."""
+    tx_type = int(fields.get("type", 0))
+    head = [fields["nonce"]]
+    if tx_type == 0:
+        body = [*head, fields["gasPrice"]]
+    elif tx_type == 1:
+        body = [fields["chainId"], *head, fields["gasPrice"]]
+    else:
+        body = [fields["chainId"], *head, fields["maxPriorityFeePerGas"], fields["maxFeePerGas"]]
+    body += [fields["gas"], _hex(fields.get("to")), fields["value"], _hex(fields["data"])]
+    if tx_type >= 1:
+        body.append(
+            [
+                [_hex(a["address"]), [_hex(k) for k in a["storageKeys"]]]
+                for a in fields.get("accessList", [])
+            ]
+        )
+    if tx_type == 4:
+        body.append(
+            [
+                [a["chainId"], _hex(a["address"]), a["nonce"], a["yParity"], a["r"], a["s"]]
+                for a in fields["authorizationList"]
+            ]
+        )
+    body += [0, 0, 0]
+    encoded = rlp_encode(body)
+    return encoded if tx_type == 0 else bytes([tx_type]) + encoded
+
+
+def _hex(value: str | None) -> bytes:
+    return bytes.fromhex(value[2:]) if value else b""
