@@ -14,7 +14,7 @@ from web3 import Web3
 
 from snowfield.testing import RunningNode, run_node_script
 from tests.bytecode import STORE, deploy_code, word
-from tests.helpers import KEY0
+from tests.helpers import KEY0, rpc_reply
 
 SCRIPTS = Path(__file__).parent / "dapp"
 
@@ -109,3 +109,45 @@ def test_ethers_and_viem_sign_with_the_nodes_accounts(devnet: RunningNode, w3: W
     assert w3.eth.get_transaction(got["viemHash"])["value"] == 9
     assert w3.eth.get_balance(Web3.to_checksum_address(to)) == 14
     assert got["unknown"] == {"code": -32000, "message": "unknown account"}
+
+
+TARGET = "0x" + "ee" * 20
+# return sload(0)
+READ_SLOT0 = bytes.fromhex("60005460005260206000f3")
+# return balance(caller)
+BALANCE_OF_CALLER = bytes.fromhex("333160005260206000f3")
+# return (number, timestamp, coinbase, gaslimit)
+BLOCK_INFO = bytes.fromhex("4360005242602052416040524560605260806000f3")
+
+
+def test_viem_calls_and_estimates_with_state_and_block_overrides(devnet: RunningNode) -> None:
+    codes = ["0x" + c.hex() for c in (READ_SLOT0, BALANCE_OF_CALLER, BLOCK_INFO)]
+    got = js("overrides", devnet.rpc, *codes)
+    assert int(got["diffed"], 16) == 42
+    assert int(got["balance"], 16) == 12345
+    words = bytes.fromhex(got["block"][2:])
+    number, time, coinbase, gas_limit = (words[i : i + 32] for i in range(0, 128, 32))
+    assert (int.from_bytes(number, "big"), int.from_bytes(time, "big")) == (1000, 1234)
+    assert (
+        coinbase == word(bytes.fromhex("12" * 20)) and int.from_bytes(gas_limit, "big") == 5_000_000
+    )
+    assert got["gas"] == "21000"
+    assert got["both"] == {
+        "code": -32000,
+        "message": f"account {Web3.to_checksum_address(TARGET)} has both 'state' and 'stateDiff'",
+    }
+
+
+def test_overrides_keep_the_state_and_refuse_malformed_input(devnet: RunningNode, w3: Web3) -> None:
+    target = TARGET
+    overrides = {
+        target: {"code": "0x" + READ_SLOT0.hex(), "state": {"0x" + "00" * 32: "0x" + "07" * 32}}
+    }
+    reply = rpc_reply(devnet.rpc, "eth_call", {"to": target}, "latest", overrides)
+    assert reply["result"] == "0x" + "07" * 32
+    assert w3.eth.get_code(Web3.to_checksum_address(target)) == b""
+    bad = rpc_reply(devnet.rpc, "eth_call", {"to": target}, "latest", {target: {"balance": 5}})
+    assert bad["error"]["code"] == -32602
+    assert "OverrideAccount.balance of type hexutil.Big" in bad["error"]["message"]
+    blob = rpc_reply(devnet.rpc, "eth_call", {"to": target}, "latest", None, {"blobBaseFee": "0x1"})
+    assert blob["error"]["code"] == -32602

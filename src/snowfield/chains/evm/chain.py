@@ -11,6 +11,7 @@ from typing import Any
 from snowfield.chains.evm import records
 from snowfield.chains.evm.execution.accounts import AccountFields
 from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
+from snowfield.chains.evm.execution.overrides import NO_OVERRIDES, CallOverrides
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import (
     BlockBuilder,
@@ -397,18 +398,27 @@ class EvmChain:
 
     # -- execution without effects -------------------------------------------------------
 
-    def call(self, args: CallArgs, block: Block, *, gas: int | None = None) -> bytes:
+    def call(
+        self,
+        args: CallArgs,
+        block: Block,
+        *,
+        gas: int | None = None,
+        overrides: CallOverrides = NO_OVERRIDES,
+    ) -> bytes:
         """eth_call: the return data, or ExecutionReverted/InvalidParams."""
-        computation = self._run(args, block, gas or args.gas or self.config.gas_limit)
+        computation = self._run(args, block, gas or args.gas or self.config.gas_limit, overrides)
         if computation.is_error:
             raise _execution_error(computation)
         return output_of(computation)
 
-    def estimate_gas(self, args: CallArgs, block: Block) -> int:
+    def estimate_gas(
+        self, args: CallArgs, block: Block, overrides: CallOverrides = NO_OVERRIDES
+    ) -> int:
         """Smallest gas limit with which the call succeeds (binary search, as geth)."""
         cap = args.gas or self.config.gas_limit
         high = cap
-        computation = self._run(args, block, high)
+        computation = self._run(args, block, high, overrides)
         if computation.is_error:
             if is_revert(computation):
                 raise _execution_error(computation)
@@ -416,19 +426,21 @@ class EvmChain:
         low = TX_GAS - 1
         while low + 1 < high:
             mid = (low + high) // 2
-            if self._succeeds(args, block, mid):
+            if self._succeeds(args, block, mid, overrides):
                 high = mid
             else:
                 low = mid
         return high
 
-    def _succeeds(self, args: CallArgs, block: Block, gas: int) -> bool:
+    def _succeeds(self, args: CallArgs, block: Block, gas: int, overrides: CallOverrides) -> bool:
         try:
-            return not self._run(args, block, gas).is_error
+            return not self._run(args, block, gas, overrides).is_error
         except InvalidParams:  # below intrinsic gas
             return False
 
-    def _run(self, args: CallArgs, block: Block, gas: int) -> Any:
+    def _run(
+        self, args: CallArgs, block: Block, gas: int, overrides: CallOverrides = NO_OVERRIDES
+    ) -> Any:
         if args.chain_id is not None and args.chain_id != self.config.chain_id:
             raise InvalidParams(
                 f"chainId does not match node's (have={args.chain_id}, want={self.config.chain_id})"
@@ -443,7 +455,9 @@ class EvmChain:
             chain_id=self.config.chain_id,
             prev_hashes=self.ancestors(block.number),
         )
-        return execute_call(self.store, block.header.state_root, env, args, gas)
+        env = overrides.block.apply(env)
+        root = block.header.state_root
+        return execute_call(self.store, root, env, args, gas, overrides=overrides)
 
     # -- tracing -----------------------------------------------------------------------
 

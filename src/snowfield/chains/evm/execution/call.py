@@ -12,6 +12,7 @@ from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError as UtilsValidationError
 
+from snowfield.chains.evm.execution.overrides import NO_OVERRIDES, CallOverrides
 from snowfield.chains.evm.execution.state import BlockEnv, StateStore, scratch_state
 from snowfield.chains.evm.model import Authorization as Authorization
 from snowfield.errors import InvalidParams
@@ -78,10 +79,13 @@ def execute_call(
     args: CallArgs,
     gas: int,
     state_class: type[PragueState] = PragueState,
+    overrides: CallOverrides = NO_OVERRIDES,
 ) -> ComputationAPI:
-    """Runs the call on a scratch copy of the state at `root`; raises InvalidParams if it
-    could not start (funds, intrinsic gas)."""
+    """Runs the call on a scratch copy of the state at `root` (with the block overrides
+    already in `env`, the state overrides applied here); raises InvalidParams if it could not
+    start (funds, intrinsic gas)."""
     state = scratch_state(store, root, env, state_class)
+    overrides.apply_state(state)
     nonce = state.get_nonce(args.sender)
     unsigned = unsigned_message(args, nonce, gas, args.effective_gas_price(env.base_fee), env)
     spoofed = SpoofTransaction(unsigned, from_=args.sender)
