@@ -13,7 +13,7 @@ from eth_account.messages import encode_defunct
 from web3 import Web3
 
 from snowfield.testing import RunningNode, run_node_script
-from tests.bytecode import STORE, deploy_code, word
+from tests.bytecode import CALLER, REVERTER, STORE, deploy_code, word
 from tests.helpers import KEY0, rpc_reply
 
 SCRIPTS = Path(__file__).parent / "dapp"
@@ -151,3 +151,34 @@ def test_overrides_keep_the_state_and_refuse_malformed_input(devnet: RunningNode
     assert "OverrideAccount.balance of type hexutil.Big" in bad["error"]["message"]
     blob = rpc_reply(devnet.rpc, "eth_call", {"to": target}, "latest", None, {"blobBaseFee": "0x1"})
     assert blob["error"]["code"] == -32602
+
+
+def _deploy(w3: Web3, runtime: bytes) -> str:
+    receipt = w3.eth.wait_for_transaction_receipt(
+        w3.eth.send_transaction({"from": DEV0, "data": deploy_code(runtime)})
+    )
+    return str(receipt["contractAddress"]).lower()
+
+
+def test_viem_creates_access_lists_and_fills_transactions(devnet: RunningNode, w3: Web3) -> None:
+    store, caller, reverter = (_deploy(w3, code) for code in (STORE, CALLER, REVERTER))
+    got = js("access_list", devnet.rpc, store, caller, reverter, DEV0)
+    slot0 = "0x" + "00" * 32
+    assert got["direct"]["list"] == [{"address": store, "keys": [slot0]}]
+    assert got["nested"] == [{"address": store, "keys": [slot0]}]
+    listed = {"address": store, "storageKeys": [slot0]}
+    call = {"from": DEV0, "to": store, "input": "0x" + word(5).hex(), "accessList": [listed]}
+    gas = int(rpc_reply(devnet.rpc, "eth_estimateGas", call)["result"], 16)
+    assert int(got["direct"]["gas"]) == gas
+    assert got["reverted"] == "execution reverted"
+    nonce = w3.eth.get_transaction_count(DEV0)
+    filled = got["filled"]
+    assert (filled["nonce"], filled["type"]) == (nonce, "eip1559")
+    assert int(filled["gas"]) > 21_000 and int(filled["fee"]) > 0
+    transfer = w3.eth.estimate_gas(
+        {"from": DEV0, "to": Web3.to_checksum_address(store), "value": 1}
+    )
+    assert got["prepared"] == {"nonce": nonce, "gas": str(transfer), "type": "eip1559"}
+    unsigned = rpc_reply(devnet.rpc, "eth_fillTransaction", {"from": DEV0, "to": store})["result"]
+    assert unsigned["raw"].startswith("0x02") and unsigned["tx"]["r"] == "0x0"
+    assert int(unsigned["tx"]["gas"], 16) > 21_000

@@ -15,6 +15,7 @@ from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.index import BlockIndex, IndexState
+from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.debug import debug_methods
 from snowfield.node.methods.eth import ProofPolicy, eth_methods
@@ -68,6 +69,7 @@ class Node:
                 *log_methods(self.c),
                 *personal_methods(self.c, self.keystore),
                 *signing_methods(self.c, self.keystore),
+                *access_list_methods(self.c),
                 *txpool_methods(self.c),
                 *debug_methods(self.c),
                 *evm_methods(self.c),

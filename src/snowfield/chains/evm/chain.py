@@ -9,6 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from snowfield.chains.evm import records
+from snowfield.chains.evm.execution.accesslist import (
+    AccessListResult,
+    AccessListState,
+    create_access_list,
+)
 from snowfield.chains.evm.execution.accounts import AccountFields
 from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
 from snowfield.chains.evm.execution.overrides import NO_OVERRIDES, CallOverrides
@@ -17,6 +22,7 @@ from snowfield.chains.evm.execution.state import (
     BlockBuilder,
     BlockEnv,
     InvalidTx,
+    StateClass,
     StateReader,
     StateStore,
     apply_genesis,
@@ -438,8 +444,22 @@ class EvmChain:
         except InvalidParams:  # below intrinsic gas
             return False
 
+    def create_access_list(self, args: CallArgs, block: Block) -> AccessListResult:
+        """eth_createAccessList on `block`'s state: the accounts and slots the call touches."""
+        nonce = args.nonce if args.nonce is not None else self.state_at(block).nonce(args.sender)
+
+        def run(traced: CallArgs, gas: int) -> Any:
+            return self._run(traced, block, gas, state_class=AccessListState)
+
+        return create_access_list(run, args, args.gas or self.config.gas_limit, nonce)
+
     def _run(
-        self, args: CallArgs, block: Block, gas: int, overrides: CallOverrides = NO_OVERRIDES
+        self,
+        args: CallArgs,
+        block: Block,
+        gas: int,
+        overrides: CallOverrides = NO_OVERRIDES,
+        state_class: StateClass | None = None,
     ) -> Any:
         if args.chain_id is not None and args.chain_id != self.config.chain_id:
             raise InvalidParams(
@@ -457,6 +477,8 @@ class EvmChain:
         )
         env = overrides.block.apply(env)
         root = block.header.state_root
+        if state_class is not None:
+            return execute_call(self.store, root, env, args, gas, state_class, overrides)
         return execute_call(self.store, root, env, args, gas, overrides=overrides)
 
     # -- tracing -----------------------------------------------------------------------
