@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
 import websockets
 from eth_account import Account
 from eth_account.messages import encode_defunct
@@ -182,3 +184,29 @@ def test_viem_creates_access_lists_and_fills_transactions(devnet: RunningNode, w
     unsigned = rpc_reply(devnet.rpc, "eth_fillTransaction", {"from": DEV0, "to": store})["result"]
     assert unsigned["raw"].startswith("0x02") and unsigned["tx"]["r"] == "0x0"
     assert int(unsigned["tx"]["gas"], 16) > 21_000
+
+
+@pytest.mark.parametrize(
+    ("request_body", "echo"),
+    [
+        (
+            {"jsonrpc": "1.0", "method": "health.health", "params": {"tags": []}, "id": 7},
+            {"jsonrpc": "1.0", "method": "health.health", "params": {"tags": []}, "id": 7},
+        ),
+        (
+            {"method": "health.liveness", "id": "a"},
+            {"jsonrpc": "", "method": "health.liveness", "params": None, "id": "a"},
+        ),
+        ({"jsonrpc": 2, "method": 5}, {"jsonrpc": "", "method": "", "params": None, "id": None}),
+    ],
+)
+def test_a_wrong_jsonrpc_version_is_echoed_as_gorilla_does(
+    devnet: RunningNode, request_body: dict[str, Any], echo: dict[str, Any]
+) -> None:
+    response = httpx.post(devnet.base + "/ext/health", json=request_body)
+    assert response.status_code == 200
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "error": {"code": -32600, "message": "jsonrpc must be 2.0", "data": echo},
+        "id": request_body.get("id"),
+    }
