@@ -11,6 +11,7 @@ from typing import Any
 from snowfield.chains.evm import records
 from snowfield.chains.evm.execution.accounts import AccountFields
 from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
+from snowfield.chains.evm.execution.hooks import silence
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import (
     BlockBuilder,
@@ -24,7 +25,7 @@ from snowfield.chains.evm.execution.state import (
     output_of,
     revert_reason,
 )
-from snowfield.chains.evm.execution.tracer import call_frame, tracing_state_class
+from snowfield.chains.evm.execution.tracing import Tracer, TxStart
 from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
 from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
 from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
@@ -443,8 +444,9 @@ class EvmChain:
 
     # -- tracing -----------------------------------------------------------------------
 
-    def trace_block(self, block: Block) -> list[dict[str, Any]]:
-        """callTracer frames for every transaction of an accepted block."""
+    def trace_block(self, block: Block, tracer: Tracer, only: int | None = None) -> list[Any]:
+        """Replays an accepted block with every transaction (or the one at index `only`)
+        under `tracer`; the results in order."""
         if block.number == 0:
             return []
         parent = self.blocks[block.number - 1]
@@ -453,28 +455,30 @@ class EvmChain:
             self.store.scratch(),
             parent.header.state_root,
             env,
-            tracing_state_class(),
+            tracer.state_class,
             fast_transfers=False,
         )
-        frames = []
-        for tx, receipt in zip(block.txs, block.receipts, strict=True):
+        results, log_index = [], 0
+        pairs = list(zip(block.txs, block.receipts, strict=True))
+        for index, (tx, receipt) in enumerate(pairs if only is None else pairs[: only + 1]):
+            if only is not None and index < only:
+                silence(builder.state)
+                builder.apply(tx)
+                log_index += len(receipt.logs)
+                continue
+            start = TxStart(tx.sender, tx.to, tx.gas, env.coinbase, log_index)
+            trace = tracer.start(builder.state, start)
             applied = builder.apply(tx)
-            frames.append(
-                call_frame(
-                    applied.computation,
-                    top_type="CREATE" if tx.to is None else "CALL",
-                    gas=tx.gas,
-                    gas_used=receipt.gas_used,
-                    to_hex=lambda b: "0x" + b.hex(),
-                )
-            )
-        return frames
+            assert applied.computation is not None  # fast transfers are off
+            results.append(trace.result(builder.state, applied.computation, receipt.gas_used))
+            log_index += len(receipt.logs)
+        return results
 
-    def trace_tx(self, tx_hash: bytes) -> dict[str, Any]:
+    def trace_tx(self, tx_hash: bytes, tracer: Tracer) -> Any:
         loc = self.locate(tx_hash)
         if loc is None:
             raise NotFound(f"transaction 0x{tx_hash.hex()} not found")
-        return self.trace_block(loc.block)[loc.index]
+        return self.trace_block(loc.block, tracer, only=loc.index)[0]
 
 
 def _execution_error(computation: Any) -> Exception:
