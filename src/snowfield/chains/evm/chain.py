@@ -5,12 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from snowfield.chains.evm import records
 from snowfield.chains.evm.execution.accounts import AccountFields
-from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
+from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, CallLimits, execute_call
+from snowfield.chains.evm.execution.deadline import CallTimeout, deadline, go_duration
 from snowfield.chains.evm.execution.hooks import silence
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import (
@@ -31,6 +33,7 @@ from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
 from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
 from snowfield.chains.evm.journal import Journal
+from snowfield.chains.evm.limits import check_pool_sizes
 from snowfield.chains.evm.mempool import Mempool
 from snowfield.chains.evm.model import (
     ZERO_HASH,
@@ -45,6 +48,7 @@ from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 
 BlockListener = Callable[[Block], None]
+DEFAULT_CALL_LIMITS = CallLimits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +76,10 @@ class EvmChain:
         clock: Callable[[], float] = time.time,
         genesis_time: int | None = None,
         fast_transfers: bool = True,
+        call_limits: CallLimits = DEFAULT_CALL_LIMITS,
     ) -> None:
         self.config = config
+        self.call_limits = call_limits
         self.fast_transfers = fast_transfers
         self.journal = journal
         self.clock = clock
@@ -215,6 +221,7 @@ class EvmChain:
             )
         if tx.hash in self.mempool.by_hash or tx.hash in self._tx_loc:
             raise Conflict("already known")
+        check_pool_sizes(tx.to is None, len(tx.data), len(tx.raw))
         if tx.gas > self.config.gas_limit:
             raise InvalidParams("exceeds block gas limit")
         needed = intrinsic_gas(tx)
@@ -399,15 +406,23 @@ class EvmChain:
     # -- execution without effects -------------------------------------------------------
 
     def call(self, args: CallArgs, block: Block, *, gas: int | None = None) -> bytes:
-        """eth_call: the return data, or ExecutionReverted/InvalidParams."""
-        computation = self._run(args, block, gas or args.gas or self.config.gas_limit)
+        """eth_call: the return data, or ExecutionReverted/InvalidParams (also when the call
+        runs past the RPC time limit)."""
+        with self._time_limited():
+            computation = self._run(args, block, gas or self.call_limits.call_gas(args.gas))
         if computation.is_error:
             raise _execution_error(computation)
         return output_of(computation)
 
     def estimate_gas(self, args: CallArgs, block: Block) -> int:
-        """Smallest gas limit with which the call succeeds (binary search, as geth)."""
-        cap = args.gas or self.config.gas_limit
+        """Smallest gas limit with which the call succeeds (binary search, as geth), searched
+        below the request's gas (else the block's limit) and the RPC gas cap."""
+        cap = args.gas if args.gas and args.gas >= TX_GAS else block.header.gas_limit
+        cap = min(cap, self.call_limits.gas_cap) if self.call_limits.gas_cap else cap
+        with self._time_limited():
+            return self._search_gas(args, block, cap)
+
+    def _search_gas(self, args: CallArgs, block: Block, cap: int) -> int:
         high = cap
         computation = self._run(args, block, high)
         if computation.is_error:
@@ -423,6 +438,15 @@ class EvmChain:
                 low = mid
         return high
 
+    @contextmanager
+    def _time_limited(self) -> Iterator[None]:
+        timeout = self.call_limits.timeout
+        try:
+            with deadline(timeout):
+                yield
+        except CallTimeout:
+            raise InvalidParams(f"execution aborted (timeout = {go_duration(timeout)})") from None
+
     def _succeeds(self, args: CallArgs, block: Block, gas: int) -> bool:
         try:
             return not self._run(args, block, gas).is_error
@@ -430,6 +454,10 @@ class EvmChain:
             return False
 
     def _run(self, args: CallArgs, block: Block, gas: int) -> Any:
+        if args.chain_id is not None and args.chain_id != self.config.chain_id:
+            raise InvalidParams(
+                f"chainId does not match node's (have={args.chain_id}, want={self.config.chain_id})"
+            )
         # As geth: the call sees the block's own context, with no base fee charged.
         env = BlockEnv(
             number=block.number,

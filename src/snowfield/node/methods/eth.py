@@ -16,6 +16,7 @@ from snowfield.node.methods.render import (
     receipt_json,
     tx_json,
 )
+from snowfield.node.methods.txargs import call_args
 from snowfield.node.runtime import EvmRuntime
 from snowfield.rpc.dispatch import Method, Param
 
@@ -40,31 +41,6 @@ class ProofPolicy:
                 f"block number {number} is before the oldest allowed block number {oldest} "
                 f"(window of {window} blocks)"
             )
-
-
-def call_args(value: Any) -> CallArgs:
-    """The call object of eth_call/eth_estimateGas (geth's TransactionArgs)."""
-    args = p.obj(value)
-    data = p.data(args["data"]) if args.get("data") is not None else None
-    inp = p.data(args["input"]) if args.get("input") is not None else None
-    if data is not None and inp is not None and data != inp:
-        raise InvalidParams(
-            'both "data" and "input" are set and not equal. Please use "input" to pass '
-            "transaction call data"
-        )
-    if args.get("gasPrice") is not None and (
-        args.get("maxFeePerGas") is not None or args.get("maxPriorityFeePerGas") is not None
-    ):
-        raise InvalidParams("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
-    price = args.get("gasPrice") or args.get("maxFeePerGas")
-    return CallArgs(
-        sender=p.address(args["from"]) if args.get("from") is not None else bytes(20),
-        to=p.address(args["to"]) if args.get("to") is not None else None,
-        gas=p.uint64(args["gas"]) if args.get("gas") is not None else None,
-        gas_price=p.quantity(price) if price is not None else 0,
-        value=p.quantity(args["value"]) if args.get("value") is not None else 0,
-        data=inp if inp is not None else (data or b""),
-    )
 
 
 def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> list[Method]:

@@ -56,7 +56,7 @@ def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
         if args.get("gas") is not None:
             fields["gas"] = p.uint64(args["gas"])
         else:
-            from snowfield.node.methods.eth import call_args
+            from snowfield.node.methods.txargs import call_args
 
             estimate_args = call_args({k: v for k, v in args.items() if k != "nonce"})
             fields["gas"] = await rt.compute(chain.estimate_gas, estimate_args, chain.head)

@@ -2,30 +2,107 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from eth.abc import ComputationAPI
+from eth.exceptions import VMError
 from eth.vm.forks.prague.state import PragueState
 from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError as UtilsValidationError
 
+from snowfield.chains.evm.execution.deadline import CallState
 from snowfield.chains.evm.execution.state import BlockEnv, StateStore, scratch_state
+from snowfield.chains.evm.limits import check_initcode
 from snowfield.errors import InvalidParams
 
+log = logging.getLogger("snowfield.evm")
 TX_GAS = 21_000
+UNCAPPED_GAS = 2**63 - 1  # geth's MaxUint64 / 2, when no cap is set
+
+
+@dataclass(frozen=True, slots=True)
+class CallLimits:
+    """geth's RPCGasCap and RPCEVMTimeout: how much gas and time one eth_call or
+    eth_estimateGas may use (0 = no limit)."""
+
+    gas_cap: int = 50_000_000
+    timeout: float = 5.0
+
+    def call_gas(self, requested: int | None) -> int:
+        """The gas an eth_call runs with: the request's, else the cap, never above it."""
+        gas = requested or self.gas_cap or UNCAPPED_GAS
+        if self.gas_cap and gas > self.gas_cap:
+            log.warning(
+                "Caller gas above allowance, capping requested=%d cap=%d", gas, self.gas_cap
+            )
+            return self.gas_cap
+        return gas
+
+
+@dataclass(frozen=True, slots=True)
+class AccessTuple:
+    """One entry of an EIP-2930 access list."""
+
+    address: bytes
+    storage_keys: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Authorization:
+    """One EIP-7702 set-code authorization, as a client wrote it."""
+
+    chain_id: int
+    address: bytes
+    nonce: int
+    y_parity: int
+    r: int
+    s: int
 
 
 @dataclass(frozen=True, slots=True)
 class CallArgs:
-    """The transaction-like object of eth_call / eth_estimateGas, already parsed."""
+    """geth's TransactionArgs, already parsed: every field kept, None when absent.
 
-    sender: bytes
-    to: bytes | None
-    gas: int | None
-    gas_price: int
-    value: int
-    data: bytes
+    `data` is the call data ("input" preferred over "data", b"" when neither is given)."""
+
+    from_: bytes | None = None
+    to: bytes | None = None
+    gas: int | None = None
+    gas_price: int | None = None
+    max_fee: int | None = None
+    max_priority_fee: int | None = None
+    value: int = 0
+    nonce: int | None = None
+    data: bytes = b""
+    access_list: tuple[AccessTuple, ...] | None = None
+    chain_id: int | None = None
+    tx_type: int | None = None
+    max_fee_per_blob_gas: int | None = None
+    blob_hashes: tuple[bytes, ...] | None = None
+    blobs: tuple[bytes, ...] | None = None
+    commitments: tuple[bytes, ...] | None = None
+    proofs: tuple[bytes, ...] | None = None
+    authorization_list: tuple[Authorization, ...] | None = None
+
+    @property
+    def sender(self) -> bytes:
+        """The caller: the zero address when "from" is absent, as geth."""
+        return self.from_ if self.from_ is not None else bytes(20)
+
+    def effective_gas_price(self, base_fee: int) -> int:
+        """The price the EVM sees, as geth's ToMessage: gasPrice, else the 1559 fields
+        against `base_fee`, else zero."""
+        if self.gas_price is not None:
+            return self.gas_price
+        fee_cap = self.max_fee or 0
+        tip = self.max_priority_fee or 0
+        if not fee_cap and not tip:
+            return 0
+        if self.max_fee is None:
+            return tip + base_fee
+        return min(tip + base_fee, fee_cap)
 
 
 def execute_call(
@@ -34,15 +111,16 @@ def execute_call(
     env: BlockEnv,
     args: CallArgs,
     gas: int,
-    state_class: type[PragueState] = PragueState,
+    state_class: type[PragueState] = CallState,
 ) -> ComputationAPI:
     """Runs the call on a scratch copy of the state at `root`; raises InvalidParams if it
     could not start (funds, intrinsic gas)."""
+    check_initcode(args.to is None, len(args.data))
     state = scratch_state(store, root, env, state_class)
     nonce = state.get_nonce(args.sender)
     unsigned = PragueTransactionBuilder.create_unsigned_transaction(
         nonce=nonce,
-        gas_price=args.gas_price,
+        gas_price=args.effective_gas_price(env.base_fee),
         gas=gas,
         to=args.to or b"",
         value=args.value,
@@ -52,6 +130,8 @@ def execute_call(
     try:
         return state.apply_transaction(spoofed)
     except UtilsValidationError as exc:
+        raise InvalidParams(_validation_text(str(exc), args)) from exc
+    except VMError as exc:  # raised before the first frame runs (initcode, intrinsic gas)
         raise InvalidParams(_validation_text(str(exc), args)) from exc
 
 

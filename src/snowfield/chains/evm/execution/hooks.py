@@ -14,6 +14,7 @@ from eth.vm.gas_meter import GasMeter, allow_negative_refund_strategy
 from eth.vm.logic.invalid import InvalidOpcode
 
 from snowfield.chains.evm.execution.accounts import State as FastState
+from snowfield.chains.evm.execution.deadline import interruptible
 
 CREATES = (0xF0, 0xF5)
 
@@ -67,7 +68,9 @@ class _Opcodes(dict[int, Any]):
 class HookedComputation(PragueComputation):
     """A computation whose every opcode reports to `state.hooks`."""
 
-    opcodes = _Opcodes({op: _Step(fn, op) for op, fn in PragueComputation.opcodes.items()})
+    opcodes = _Opcodes(
+        {op: _Step(fn, op) for op, fn in interruptible(PragueComputation.opcodes).items()}
+    )
     child_gas = 0  # gas given to the last child frame, for CREATE's geth-style cost
 
     def _configure_gas_meter(self) -> GasMeter:

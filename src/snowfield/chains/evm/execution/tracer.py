@@ -11,6 +11,7 @@ from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
 from snowfield.chains.evm.execution.accounts import State as FastState
+from snowfield.chains.evm.execution.deadline import interruptible
 from snowfield.chains.evm.execution.state import error_text, is_revert, revert_reason
 from snowfield.chains.evm.execution.tracing import TxStart
 
@@ -65,7 +66,9 @@ class TracingComputation(PragueComputation):
     trace_kind: str = "CALL"
     frame_kind: str = "CALL"
     log_positions: list[int] | None = None
-    opcodes = {code: _wrap(code, fn) for code, fn in PragueComputation.opcodes.items()}
+    opcodes = {
+        code: _wrap(code, fn) for code, fn in interruptible(PragueComputation.opcodes).items()
+    }
 
     def apply_child_computation(self, child_msg: MessageAPI) -> ComputationAPI:
         kind = self.trace_kind
