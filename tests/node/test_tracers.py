@@ -148,3 +148,58 @@ def test_unknown_tracer_is_refused(w3: Web3, contracts: dict[str, str]) -> None:
         "debug_traceTransaction", [tx.to_0x_hex(), {"enableMemory": "yes"}]
     )
     assert answer["error"]["code"] == -32602
+
+
+# NUMBER, TIMESTAMP returned as two words
+BLOCK_INFO = bytes.fromhex("4360005242602052" + "60406000f3")
+
+
+def trace_call(w3: Web3, call: dict[str, Any], config: dict[str, Any]) -> Any:
+    answer = w3.provider.make_request("debug_traceCall", [call, "latest", config])
+    assert "result" in answer, answer
+    return answer["result"]
+
+
+def test_trace_call_matches_the_transaction(w3: Web3, contracts: dict[str, str]) -> None:
+    call = {"from": DEV0, "to": contracts["store"], "data": "0x" + word(77).hex()}
+    trace = trace_call(w3, call, {})
+    sstore = next(step for step in trace["structLogs"] if step["op"] == "SSTORE")
+    assert sstore["storage"] == {"0x" + "00" * 32: "0x" + word(77).hex()}
+    frame = trace_call(w3, call, {"tracer": "callTracer", "tracerConfig": {"withLog": True}})
+    tx = w3.eth.send_transaction(call)
+    receipt = w3.eth.wait_for_transaction_receipt(tx)
+    assert trace["gas"] == receipt["gasUsed"] and trace["failed"] is False
+    assert frame["gasUsed"] == hex(receipt["gasUsed"]) and frame["logs"][0]["position"] == "0x0"
+    reverted = trace_call(w3, {"from": DEV0, "to": contracts["rev"]}, {"tracer": "callTracer"})
+    assert reverted["error"] == "execution reverted" and reverted["revertReason"] == "boom"
+
+
+def test_trace_call_with_state_and_block_overrides(w3: Web3) -> None:
+    target = "0x" + "ab" * 20
+    config: dict[str, Any] = {
+        "tracer": "callTracer",
+        "stateOverrides": {target: {"code": "0x" + BLOCK_INFO.hex()}},
+        "blockOverrides": {"number": "0x1234", "time": "0x5678"},
+    }
+    frame = trace_call(w3, {"from": DEV0, "to": target}, config)
+    assert frame["output"] == "0x" + word(0x1234).hex() + word(0x5678).hex()
+    rich = "0x" + "cd" * 20
+    config = {
+        "tracer": "prestateTracer",
+        "stateOverrides": {
+            rich: {"balance": "0x64", "nonce": "0x7"},
+            target: {"code": "0x" + STORE.hex(), "stateDiff": {"0x0": "0x" + word(5).hex()}},
+        },
+    }
+    pre = trace_call(w3, {"from": rich, "to": target, "data": "0x" + word(1).hex()}, config)
+    assert pre[rich] == {"balance": "0x64", "nonce": 7}
+    assert pre[target]["storage"] == {"0x" + "00" * 32: "0x" + word(5).hex()}
+    bad = w3.provider.make_request(
+        "debug_traceCall",
+        [
+            {"from": DEV0, "to": target},
+            "latest",
+            {"stateOverrides": {target: {"state": {}, "stateDiff": {}}}},
+        ],
+    )
+    assert "has both 'state' and 'stateDiff'" in bad["error"]["message"]

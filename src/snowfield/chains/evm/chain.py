@@ -6,14 +6,26 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from snowfield.chains.evm import records
 from snowfield.chains.evm.execution.accounts import AccountFields
-from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, CallLimits, execute_call
+from snowfield.chains.evm.execution.call import (
+    TX_GAS,
+    CallArgs,
+    CallLimits,
+    execute_call,
+    gas_used,
+)
 from snowfield.chains.evm.execution.deadline import CallTimeout, deadline, go_duration
 from snowfield.chains.evm.execution.hooks import silence
+from snowfield.chains.evm.execution.overrides import (
+    NO_BLOCK_OVERRIDES,
+    BlockOverrides,
+    StateOverrides,
+    apply_state_overrides,
+)
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import (
     BlockBuilder,
@@ -454,12 +466,20 @@ class EvmChain:
             return False
 
     def _run(self, args: CallArgs, block: Block, gas: int) -> Any:
+        self._check_chain_id(args)
+        env = self.call_env(block)
+        return execute_call(self.store, block.header.state_root, env, args, gas)
+
+    def _check_chain_id(self, args: CallArgs) -> None:
         if args.chain_id is not None and args.chain_id != self.config.chain_id:
             raise InvalidParams(
                 f"chainId does not match node's (have={args.chain_id}, want={self.config.chain_id})"
             )
-        # As geth: the call sees the block's own context, with no base fee charged.
-        env = BlockEnv(
+
+    def call_env(self, block: Block) -> BlockEnv:
+        """The environment a call on `block`'s state sees: the block's own, with no base fee
+        charged (as geth)."""
+        return BlockEnv(
             number=block.number,
             timestamp=block.header.timestamp,
             coinbase=block.header.coinbase,
@@ -468,7 +488,6 @@ class EvmChain:
             chain_id=self.config.chain_id,
             prev_hashes=self.ancestors(block.number),
         )
-        return execute_call(self.store, block.header.state_root, env, args, gas)
 
     # -- tracing -----------------------------------------------------------------------
 
@@ -507,6 +526,33 @@ class EvmChain:
         if loc is None:
             raise NotFound(f"transaction 0x{tx_hash.hex()} not found")
         return self.trace_block(loc.block, tracer, only=loc.index)[0]
+
+    def trace_call(self, args: CallArgs, block: Block, tracer: Tracer, pre: CallPrelude) -> Any:
+        """debug_traceCall: the call on `block`'s state, with overrides, under `tracer`."""
+        self._check_chain_id(args)
+        env = pre.block.apply(self.call_env(block))
+        gas = self.call_limits.call_gas(args.gas)
+        started: list[tuple[Any, Any]] = []
+
+        def prepare(state: Any) -> None:
+            apply_state_overrides(state, pre.state)
+            start = TxStart(args.sender, args.to, gas, env.coinbase)
+            started.append((state, tracer.start(state, start)))
+
+        with self._time_limited():
+            computation = execute_call(
+                self.store, block.header.state_root, env, args, gas, tracer.state_class, prepare
+            )
+            ((state, trace),) = started
+            return trace.result(state, computation, gas_used(gas, computation))
+
+
+@dataclass(frozen=True, slots=True)
+class CallPrelude:
+    """What a call changes before it runs: geth's state and block overrides."""
+
+    state: StateOverrides = field(default_factory=dict)
+    block: BlockOverrides = NO_BLOCK_OVERRIDES
 
 
 def _execution_error(computation: Any) -> Exception:

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from snowfield.chains.evm.chain import CallPrelude
 from snowfield.chains.evm.execution.fourbyte import FourByteTracer
+from snowfield.chains.evm.execution.overrides import NO_BLOCK_OVERRIDES
 from snowfield.chains.evm.execution.prestate import PrestateTracer
 from snowfield.chains.evm.execution.structlog import StructLogOptions
 from snowfield.chains.evm.execution.tracer import CallTracer
 from snowfield.chains.evm.execution.tracing import Tracer
 from snowfield.errors import InvalidParams
 from snowfield.node.methods import params as p
+from snowfield.node.methods.overrides import block_overrides, state_overrides
 
 
 def _flag(config: dict[str, Any], name: str) -> bool:
@@ -71,3 +74,14 @@ def _struct_logger(config: dict[str, Any]) -> Tracer:
         enable_return_data=_flag(config, "enableReturnData"),
         limit=limit or 0,
     )
+
+
+def trace_call_config(value: Any) -> tuple[Tracer, CallPrelude]:
+    """geth's TraceCallConfig: a TraceConfig with state and block overrides."""
+    config = p.obj(value or {})
+    states, blocks = config.get("stateOverrides"), config.get("blockOverrides")
+    prelude = CallPrelude(
+        state={} if states is None else state_overrides(states),
+        block=NO_BLOCK_OVERRIDES if blocks is None else block_overrides(blocks),
+    )
+    return tracer_of(config), prelude

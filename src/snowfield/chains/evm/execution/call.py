@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from eth.abc import ComputationAPI
 from eth.exceptions import VMError
+from eth.vm.forks.prague import PragueVM
 from eth.vm.forks.prague.state import PragueState
 from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
@@ -112,11 +115,14 @@ def execute_call(
     args: CallArgs,
     gas: int,
     state_class: type[PragueState] = CallState,
+    prepare: Callable[[PragueState], None] | None = None,
 ) -> ComputationAPI:
-    """Runs the call on a scratch copy of the state at `root`; raises InvalidParams if it
-    could not start (funds, intrinsic gas)."""
+    """Runs the call on a scratch copy of the state at `root` (given to `prepare` first, for
+    overrides and tracers); raises InvalidParams if it could not start (funds, intrinsic gas)."""
     check_initcode(args.to is None, len(args.data))
     state = scratch_state(store, root, env, state_class)
+    if prepare is not None:
+        prepare(state)
     nonce = state.get_nonce(args.sender)
     unsigned = PragueTransactionBuilder.create_unsigned_transaction(
         nonce=nonce,
@@ -133,6 +139,12 @@ def execute_call(
         raise InvalidParams(_validation_text(str(exc), args)) from exc
     except VMError as exc:  # raised before the first frame runs (initcode, intrinsic gas)
         raise InvalidParams(_validation_text(str(exc), args)) from exc
+
+
+def gas_used(gas: int, computation: ComputationAPI) -> int:
+    """What a call given `gas` is charged after refunds and the calldata floor, as the
+    receipt of the same transaction would say (py-evm reads only the transaction's gas)."""
+    return int(PragueVM.finalize_gas_used(SimpleNamespace(gas=gas), computation))
 
 
 def _validation_text(text: str, args: CallArgs) -> str:
