@@ -23,6 +23,7 @@ from snowfield.node.methods.evm import evm_methods
 from snowfield.node.methods.keystore import Keystore
 from snowfield.node.methods.logs import log_methods
 from snowfield.node.methods.personal import personal_methods
+from snowfield.node.methods.simulate import simulate_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
@@ -72,6 +73,7 @@ class Node:
                 *personal_methods(self.c, self.keystore),
                 *txpool_methods(self.c),
                 *debug_methods(self.c),
+                *simulate_methods(self.c),
                 *evm_methods(self.c),
             ],
             Limits(

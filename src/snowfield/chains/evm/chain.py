@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +56,7 @@ from snowfield.chains.evm.model import (
     c_chain_header,
     encode_block,
 )
+from snowfield.chains.evm.simulation import SimBlock, SimOptions, SimulatedBlock, Simulator
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 
@@ -545,6 +546,14 @@ class EvmChain:
             )
             ((state, trace),) = started
             return trace.result(state, computation, gas_used(gas, computation))
+
+    def simulate(
+        self, base: Block, blocks: Sequence[SimBlock], options: SimOptions
+    ) -> list[SimulatedBlock]:
+        """eth_simulateV1: `blocks` of calls simulated on top of `base`, within the RPC time
+        limit; nothing is kept."""
+        with self._time_limited():
+            return Simulator(self, base, options).run(blocks)
 
 
 @dataclass(frozen=True, slots=True)
