@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -121,5 +122,5 @@ def test_simulate_fills_a_gap_in_block_numbers(devnet: RunningNode) -> None:
     blocks = out["result"]
     assert [int(b["number"], 16) for b in blocks] == [head + 1, head + 2, head + 3, head + 4]
     stamps = [int(b["timestamp"], 16) for b in blocks]
-    assert all(b - a == 12 for a, b in zip(stamps, stamps[1:]))
-    assert all(b["parentHash"] == a["hash"] for a, b in zip(blocks, blocks[1:]))
+    assert all(b - a == 12 for a, b in itertools.pairwise(stamps))
+    assert all(b["parentHash"] == a["hash"] for a, b in itertools.pairwise(blocks))

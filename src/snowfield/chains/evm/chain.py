@@ -516,7 +516,8 @@ class EvmChain:
                 continue
             start = TxStart(tx.sender, tx.to, tx.gas, env.coinbase, log_index)
             trace = tracer.start(builder.state, start)
-            applied = builder.apply(tx)
+            with self._time_limited():  # per traced transaction, as geth's trace timeout
+                applied = builder.apply(tx)
             assert applied.computation is not None  # fast transfers are off
             results.append(trace.result(builder.state, applied.computation, receipt.gas_used))
             log_index += len(receipt.logs)
