@@ -14,6 +14,10 @@ from tests.bytecode import CALLER, REVERTER, STORE, STORE_TOPIC, deploy_code, wo
 DEV0 = Web3.to_checksum_address("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266")
 
 
+# log0(0, 0); revert(0, 0)
+LOG_THEN_REVERT = bytes.fromhex("60006000a060006000fd")
+
+
 def deploy(w3: Web3, runtime: bytes) -> str:
     tx = w3.eth.send_transaction({"from": DEV0, "data": deploy_code(runtime)})
     return str(w3.eth.wait_for_transaction_receipt(tx)["contractAddress"])
@@ -101,6 +105,14 @@ def test_call_tracer_with_logs(w3: Web3, contracts: dict[str, str]) -> None:
         tx, {"tracer": "callTracer", "tracerConfig": {"onlyTopCall": True}}
     )
     assert "calls" not in top
+
+
+def test_call_tracer_drops_the_logs_of_a_failed_frame(w3: Web3, contracts: dict[str, str]) -> None:
+    contracts = {**contracts, "logrev": deploy(w3, LOG_THEN_REVERT)}
+    tx = call_through(w3, contracts, "logrev")
+    config = {"tracer": "callTracer", "tracerConfig": {"withLog": True}}
+    (inner,) = w3.geth.debug.trace_transaction(tx, config)["calls"]
+    assert inner["error"] == "execution reverted" and "logs" not in inner
 
 
 def test_prestate_tracer_and_diff_mode(w3: Web3, contracts: dict[str, str]) -> None:

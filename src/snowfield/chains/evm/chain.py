@@ -44,6 +44,7 @@ from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
 from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
 from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
+from snowfield.chains.evm.headers import executed_header
 from snowfield.chains.evm.journal import Journal
 from snowfield.chains.evm.limits import check_pool_sizes
 from snowfield.chains.evm.mempool import Mempool
@@ -303,7 +304,9 @@ class EvmChain:
             block = None
             if included or allow_empty:
                 root = builder.finish()
-                header = self._header(parent, env, root, included, receipts, builder.gas_used)
+                header = executed_header(
+                    parent.hash, env, root, included, receipts, builder.gas_used
+                )
             with self._write:
                 for tx in rejected:
                     self.mempool.remove(tx)
@@ -356,33 +359,6 @@ class EvmChain:
             included.append(tx)
             receipts.append(applied.receipt)
         return included, receipts, rejected
-
-    def _header(
-        self,
-        parent: Block,
-        env: BlockEnv,
-        root: bytes,
-        txs: list[Tx],
-        receipts: list[Receipt],
-        gas_used: int,
-    ) -> Header:
-        bloom = 0
-        for receipt in receipts:
-            bloom |= int.from_bytes(receipt.bloom, "big")
-        return c_chain_header(
-            parent_hash=parent.hash,
-            coinbase=env.coinbase,
-            state_root=root,
-            tx_root=ordered_root([tx.raw for tx in txs]),
-            receipt_root=ordered_root([r.encode() for r in receipts]),
-            bloom=bloom.to_bytes(256, "big"),
-            difficulty=env.difficulty,
-            number=env.number,
-            gas_limit=env.gas_limit,
-            gas_used=gas_used,
-            timestamp=env.timestamp,
-            base_fee=env.base_fee,
-        )
 
     def _accept(
         self,

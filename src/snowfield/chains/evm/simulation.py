@@ -15,7 +15,6 @@ from snowfield.chains.evm.execution.overrides import (
     BlockOverrides,
     apply_state_overrides,
 )
-from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.simulate import (
     CallOutcome,
     CallRules,
@@ -25,7 +24,8 @@ from snowfield.chains.evm.execution.simulate import (
 )
 from snowfield.chains.evm.execution.state import BlockBuilder, BlockEnv, StateStore
 from snowfield.chains.evm.fees import next_base_fee
-from snowfield.chains.evm.model import Block, Header, Receipt, Tx, c_chain_header, encode_block
+from snowfield.chains.evm.headers import executed_header
+from snowfield.chains.evm.model import Block, Header, Receipt, Tx, encode_block
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import SimulationError
 from snowfield.formats.rlp import encode as rlp_encode
@@ -181,31 +181,9 @@ class Simulator:
                     effective_gas_price=tx.effective_gas_price(env.base_fee),
                 )
             )
-        header = self._header(env, root, txs, receipts, cumulative)
+        header = executed_header(self.parent.hash, env, root, txs, receipts, cumulative)
         body = encode_block(header, txs, b"", 0)
         return Block(header, keccak(header.encode()), txs, tuple(receipts), body, 0)
-
-    def _header(
-        self, env: BlockEnv, root: bytes, txs: tuple[Tx, ...], receipts: list[Receipt], used: int
-    ) -> Header:
-        bloom = 0
-        for receipt in receipts:
-            bloom |= int.from_bytes(receipt.bloom, "big")
-        header = c_chain_header(
-            parent_hash=self.parent.hash,
-            coinbase=env.coinbase,
-            state_root=root,
-            tx_root=ordered_root([tx.raw for tx in txs]),
-            receipt_root=ordered_root([r.encode() for r in receipts]),
-            bloom=bloom.to_bytes(256, "big"),
-            difficulty=env.difficulty,
-            number=env.number,
-            gas_limit=env.gas_limit,
-            gas_used=used,
-            timestamp=env.timestamp,
-            base_fee=env.base_fee,
-        )
-        return dataclasses.replace(header, mix_hash=env.mix_hash)
 
 
 def _transaction(args: CallArgs, outcome: CallOutcome, chain_id: int, base_fee: int) -> Tx:
