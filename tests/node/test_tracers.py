@@ -215,3 +215,14 @@ def test_trace_call_with_state_and_block_overrides(w3: Web3) -> None:
         ],
     )
     assert "has both 'state' and 'stateDiff'" in bad["error"]["message"]
+
+
+def test_struct_logger_refund_counter(w3: Web3, contracts: dict[str, str]) -> None:
+    store = contracts["store"]
+    for value in (5, 0):  # clearing a slot set before this transaction refunds 4800
+        tx = w3.eth.send_transaction({"from": DEV0, "to": store, "data": word(value)})
+        w3.eth.wait_for_transaction_receipt(tx)
+    logs = w3.geth.debug.trace_transaction(tx)["structLogs"]
+    at = next(i for i, step in enumerate(logs) if step["op"] == "SSTORE")
+    assert all("refund" not in step for step in logs[: at + 1])
+    assert all(step["refund"] == 4800 for step in logs[at + 1 :])
