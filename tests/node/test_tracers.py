@@ -184,6 +184,9 @@ def test_trace_call_matches_the_transaction(w3: Web3, contracts: dict[str, str])
     assert frame["gasUsed"] == hex(receipt["gasUsed"]) and frame["logs"][0]["position"] == "0x0"
     reverted = trace_call(w3, {"from": DEV0, "to": contracts["rev"]}, {"tracer": "callTracer"})
     assert reverted["error"] == "execution reverted" and reverted["revertReason"] == "boom"
+    call = {**call, "gas": "0x5208"}  # 21000: less than the call data's intrinsic gas
+    short = w3.provider.make_request("debug_traceCall", [call, "latest"])
+    assert short["error"]["message"].startswith("intrinsic gas too low: have 21000, want 21")
 
 
 def test_trace_call_with_state_and_block_overrides(w3: Web3) -> None:

@@ -3,7 +3,6 @@ simulated blocks, as unsigned transactions, optionally with ether transfers show
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,13 +14,12 @@ from eth_bloom.bloom import BloomFilter
 from eth_utils import ValidationError as UtilsValidationError
 
 from snowfield.chains.evm.execution.accounts import State as FastState
-from snowfield.chains.evm.execution.call import CallArgs, gas_used
+from snowfield.chains.evm.execution.call import CallArgs, gas_used, intrinsic_shortfall
 from snowfield.chains.evm.execution.deadline import InterruptibleComputation
 from snowfield.chains.evm.execution.state import error_text, is_revert
 from snowfield.chains.evm.model import Log
 from snowfield.errors import SimulationError
 
-_INTRINSIC_SHORT = re.compile(r"gas cannot be negative: Got: (-\d+)")
 # ERC-7528's address for the native currency, and ERC-20's Transfer topic (geth's choice).
 TRANSFER_ADDRESS = bytes.fromhex("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")
 TRANSFER_TOPIC = int("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef", 16)
@@ -161,12 +159,9 @@ def _validate(args: CallArgs, nonce: int, base_fee: int) -> None:
 
 def _rejection(text: str, args: CallArgs, state: Any, cost: int, gas: int) -> SimulationError:
     lowered, sender = text.lower(), "0x" + args.sender.hex()
-    short = _INTRINSIC_SHORT.search(text)  # py-evm: the message's gas minus intrinsic gas
-    if short is not None:
-        want = gas - int(short.group(1))
-        return SimulationError(
-            f"intrinsic gas too low: have {gas}, want {want}", reason="intrinsic gas"
-        )
+    shortfall = intrinsic_shortfall(text, gas)
+    if shortfall is not None:
+        return SimulationError(shortfall, reason="intrinsic gas")
     if "intrinsic" in lowered:
         return SimulationError(f"intrinsic gas too low: {text}", reason="intrinsic gas")
     if "balance" in lowered or "funds" in lowered:
