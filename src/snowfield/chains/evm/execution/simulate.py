@@ -78,6 +78,11 @@ class CallOutcome:
     error: str | None  # the VM error, None on success
     reverted: bool
 
+    @property
+    def receipt_logs(self) -> tuple[Log, ...]:
+        """The logs the receipt holds: not the transfers traceTransfers shows as logs."""
+        return tuple(log for log in self.logs if log.address != TRANSFER_ADDRESS)
+
 
 @dataclass(frozen=True, slots=True)
 class CallRules:
@@ -133,8 +138,11 @@ def _outcome(sender: bytes, nonce: int, gas: int, computation: ComputationAPI) -
 
 
 def _bloom(logs: tuple[Log, ...]) -> bytes:
+    """The receipt's bloom: its logs, without the transfers shown as logs."""
     bloom = BloomFilter()
     for log in logs:
+        if log.address == TRANSFER_ADDRESS:
+            continue
         bloom.add(log.address)
         for topic in log.topics:
             bloom.add(topic)
