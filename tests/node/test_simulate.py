@@ -105,6 +105,9 @@ def test_simulate_errors_carry_geths_codes(devnet: RunningNode) -> None:
     assert out["error"]["code"] == -38010
     too_many = {"blockStateCalls": [{"blockOverrides": {"number": "0x100000"}}]}
     assert _simulate(devnet, too_many)["error"]["code"] == -38026
+    low = {"from": DEV0, "to": PAYEE, "gas": "0x1"}
+    out = _simulate(devnet, {"blockStateCalls": [{"calls": [low]}]})
+    assert out["error"] == {"code": -38013, "message": "intrinsic gas too low: have 1, want 21000"}
     gas = {"from": DEV0, "to": PAYEE, "gas": "0xffffffffff"}
     assert _simulate(devnet, {"blockStateCalls": [{"calls": [gas]}]})["error"]["code"] == -38015
     out = _simulate(devnet, {"blockStateCalls": [{"calls": [{"from": DEV0, "to": PAYEE}]}]})

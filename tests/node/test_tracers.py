@@ -184,6 +184,9 @@ def test_trace_call_matches_the_transaction(w3: Web3, contracts: dict[str, str])
     assert frame["gasUsed"] == hex(receipt["gasUsed"]) and frame["logs"][0]["position"] == "0x0"
     reverted = trace_call(w3, {"from": DEV0, "to": contracts["rev"]}, {"tracer": "callTracer"})
     assert reverted["error"] == "execution reverted" and reverted["revertReason"] == "boom"
+    call = {**call, "gas": "0x5208"}  # 21000: less than the call data's intrinsic gas
+    short = w3.provider.make_request("debug_traceCall", [call, "latest"])
+    assert short["error"]["message"].startswith("intrinsic gas too low: have 21000, want 21")
 
 
 def test_trace_call_with_state_and_block_overrides(w3: Web3) -> None:
@@ -215,3 +218,14 @@ def test_trace_call_with_state_and_block_overrides(w3: Web3) -> None:
         ],
     )
     assert "has both 'state' and 'stateDiff'" in bad["error"]["message"]
+
+
+def test_struct_logger_refund_counter(w3: Web3, contracts: dict[str, str]) -> None:
+    store = contracts["store"]
+    for value in (5, 0):  # clearing a slot set before this transaction refunds 4800
+        tx = w3.eth.send_transaction({"from": DEV0, "to": store, "data": word(value)})
+        w3.eth.wait_for_transaction_receipt(tx)
+    logs = w3.geth.debug.trace_transaction(tx)["structLogs"]
+    at = next(i for i, step in enumerate(logs) if step["op"] == "SSTORE")
+    assert all("refund" not in step for step in logs[: at + 1])
+    assert all(step["refund"] == 4800 for step in logs[at + 1 :])

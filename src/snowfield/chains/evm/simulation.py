@@ -175,7 +175,7 @@ class Simulator:
                     status=outcome.status,
                     cumulative_gas=cumulative,
                     gas_used=outcome.gas_used,
-                    logs=outcome.logs,
+                    logs=outcome.receipt_logs,
                     bloom=outcome.bloom,
                     contract_address=outcome.created,
                     effective_gas_price=tx.effective_gas_price(env.base_fee),

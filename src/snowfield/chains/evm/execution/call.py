@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -24,6 +25,7 @@ from snowfield.chains.evm.model import Authorization as Authorization
 from snowfield.errors import InvalidParams
 
 log = logging.getLogger("snowfield.evm")
+_INTRINSIC_SHORT = re.compile(r"gas cannot be negative: Got: (-\d+)")
 TX_GAS = 21_000
 UNCAPPED_GAS = 2**63 - 1  # geth's MaxUint64 / 2, when no cap is set
 
@@ -120,9 +122,9 @@ def execute_call(
     try:
         return state.apply_transaction(spoofed)
     except UtilsValidationError as exc:
-        raise InvalidParams(_validation_text(str(exc), args)) from exc
+        raise InvalidParams(_validation_text(str(exc), args, gas)) from exc
     except VMError as exc:  # raised before the first frame runs (initcode, intrinsic gas)
-        raise InvalidParams(_validation_text(str(exc), args)) from exc
+        raise InvalidParams(_validation_text(str(exc), args, gas)) from exc
 
 
 def gas_used(gas: int, computation: ComputationAPI) -> int:
@@ -157,8 +159,20 @@ def unsigned_message(args: CallArgs, nonce: int, gas: int, price: int, env: Bloc
     )
 
 
-def _validation_text(text: str, args: CallArgs) -> str:
+def intrinsic_shortfall(text: str, gas: int) -> str | None:
+    """geth's text for a call given less than its intrinsic gas, from py-evm's message
+    ("... gas cannot be negative: Got: <gas - intrinsic>"); None for any other failure."""
+    short = _INTRINSIC_SHORT.search(text)
+    if short is None:
+        return None
+    return f"intrinsic gas too low: have {gas}, want {gas - int(short.group(1))}"
+
+
+def _validation_text(text: str, args: CallArgs, gas: int) -> str:
     lowered = text.lower()
+    shortfall = intrinsic_shortfall(text, gas)
+    if shortfall is not None:
+        return shortfall
     if "intrinsic" in lowered:
         return f"intrinsic gas too low: {text}"
     if "balance" in lowered or "funds" in lowered:

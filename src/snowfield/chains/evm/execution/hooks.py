@@ -45,7 +45,7 @@ class _Step:
     def __init__(self, inner: Any, op: int) -> None:
         self.inner = inner
         self.op = op
-        self.mnemonic = getattr(inner, "mnemonic", "SELFDESTRUCT")
+        self.mnemonic = getattr(inner, "mnemonic", "")
 
     def __call__(self, computation: Any) -> None:
         hooks: OpcodeHooks = computation.state.hooks

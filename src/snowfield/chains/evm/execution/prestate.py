@@ -18,6 +18,7 @@ _SLOAD, _SSTORE, _SELFDESTRUCT, _CREATE, _CREATE2 = 0x54, 0x55, 0xFF, 0xF0, 0xF5
 _ACCOUNT_OPS = (0x31, 0x3B, 0x3C, 0x3F, _SELFDESTRUCT)  # BALANCE, EXTCODE*, SELFDESTRUCT
 _CALL_OPS = (0xF1, 0xF2, 0xF4, 0xFA)
 _DELEGATION = bytes.fromhex("ef0100")
+_WATCHED = frozenset((_SLOAD, _SSTORE, _CREATE, _CREATE2, *_ACCOUNT_OPS, *_CALL_OPS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,8 @@ class _PrestateTrace(OpcodeHooks):
             self._account(address)
 
     def before(self, computation: Any, op: int) -> Any:
+        if op not in _WATCHED:
+            return None
         stack = stack_ints(computation)
         own = bytes(computation.msg.storage_address)
         if op in (_SLOAD, _SSTORE) and stack:

@@ -14,7 +14,7 @@ from eth_bloom.bloom import BloomFilter
 from eth_utils import ValidationError as UtilsValidationError
 
 from snowfield.chains.evm.execution.accounts import State as FastState
-from snowfield.chains.evm.execution.call import CallArgs, gas_used
+from snowfield.chains.evm.execution.call import CallArgs, gas_used, intrinsic_shortfall
 from snowfield.chains.evm.execution.deadline import InterruptibleComputation
 from snowfield.chains.evm.execution.state import error_text, is_revert
 from snowfield.chains.evm.model import Log
@@ -78,6 +78,11 @@ class CallOutcome:
     error: str | None  # the VM error, None on success
     reverted: bool
 
+    @property
+    def receipt_logs(self) -> tuple[Log, ...]:
+        """The logs the receipt holds: not the transfers traceTransfers shows as logs."""
+        return tuple(log for log in self.logs if log.address != TRANSFER_ADDRESS)
+
 
 @dataclass(frozen=True, slots=True)
 class CallRules:
@@ -102,7 +107,7 @@ def run_call(state: PragueState, args: CallArgs, gas: int, rules: CallRules) -> 
     try:
         computation = state.apply_transaction(SpoofTransaction(unsigned, from_=sender))
     except UtilsValidationError as exc:
-        raise _rejection(str(exc), args, state, gas * price + args.value) from exc
+        raise _rejection(str(exc), args, state, gas * price + args.value, gas) from exc
     return _outcome(sender, nonce, gas, computation)
 
 
@@ -133,8 +138,11 @@ def _outcome(sender: bytes, nonce: int, gas: int, computation: ComputationAPI) -
 
 
 def _bloom(logs: tuple[Log, ...]) -> bytes:
+    """The receipt's bloom: its logs, without the transfers shown as logs."""
     bloom = BloomFilter()
     for log in logs:
+        if log.address == TRANSFER_ADDRESS:
+            continue
         bloom.add(log.address)
         for topic in log.topics:
             bloom.add(topic)
@@ -157,8 +165,11 @@ def _validate(args: CallArgs, nonce: int, base_fee: int) -> None:
         )
 
 
-def _rejection(text: str, args: CallArgs, state: Any, cost: int) -> SimulationError:
+def _rejection(text: str, args: CallArgs, state: Any, cost: int, gas: int) -> SimulationError:
     lowered, sender = text.lower(), "0x" + args.sender.hex()
+    shortfall = intrinsic_shortfall(text, gas)
+    if shortfall is not None:
+        return SimulationError(shortfall, reason="intrinsic gas")
     if "intrinsic" in lowered:
         return SimulationError(f"intrinsic gas too low: {text}", reason="intrinsic gas")
     if "balance" in lowered or "funds" in lowered:

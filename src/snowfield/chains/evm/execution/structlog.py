@@ -60,6 +60,7 @@ class StructLogger(OpcodeHooks):
         self.steps: list[dict[str, Any]] = []
         self._frames: list[Any] = []
         self._storage: dict[bytes, dict[str, str]] = {}
+        self._refund_known: int | None = None
 
     def before(self, computation: Any, op: int) -> Any:
         reset_charged(computation)
@@ -81,6 +82,8 @@ class StructLogger(OpcodeHooks):
 
     def after(self, computation: Any, op: int, token: Any, error: BaseException | None) -> None:
         computation.trace_next_pc = computation.code.program_counter
+        if op == _SSTORE:
+            self._refund_known = None
         if token is None:
             return
         cost = charged(computation)
@@ -115,15 +118,19 @@ class StructLogger(OpcodeHooks):
 
     def _refund(self, computation: Any) -> int:
         """The transaction's refund counter so far: every open frame's own and its finished
-        children's (py-evm keeps refunds per frame, geth one counter)."""
+        children's (py-evm keeps refunds per frame, geth one counter). It changes only at an
+        SSTORE or when a frame starts or ends, so it is summed again only then."""
         frames = self._frames
+        if frames and frames[-1] is computation and self._refund_known is not None:
+            return self._refund_known
         for depth, frame in enumerate(frames):
             if frame is computation:
                 del frames[depth + 1 :]
                 break
         else:
             frames.append(computation)
-        return max(0, sum(int(frame.get_gas_refund()) for frame in frames))
+        self._refund_known = max(0, sum(int(frame.get_gas_refund()) for frame in frames))
+        return self._refund_known
 
     def _storage_step(
         self, step: dict[str, Any], computation: Any, op: int, stack: list[int]
