@@ -76,7 +76,7 @@ def test_a_full_valid_object_is_accepted_and_kept(devnet: RunningNode) -> None:
     obj = {
         "from": DEV,
         "to": TO,
-        "gas": "0x5208",
+        "gas": "0x186a0",  # covers the access list and authorization, as geth needs
         "maxFeePerGas": "0x2",
         "maxPriorityFeePerGas": "0x1",
         "value": "0x0",

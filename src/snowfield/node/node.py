@@ -15,6 +15,7 @@ from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.evm_host import EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import info_service
+from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.debug import debug_methods
 from snowfield.node.methods.eth import ProofPolicy, eth_methods
@@ -22,6 +23,8 @@ from snowfield.node.methods.evm import evm_methods
 from snowfield.node.methods.keystore import Keystore
 from snowfield.node.methods.logs import log_methods
 from snowfield.node.methods.personal import personal_methods
+from snowfield.node.methods.signing import signing_methods
+from snowfield.node.methods.simulate import simulate_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
@@ -188,8 +191,11 @@ def evm_rpc_methods(
         *eth_methods(rt, proofs, [k.address for k in dev_keys]),
         *log_methods(rt),
         *personal_methods(rt, keystore),
+        *signing_methods(rt, keystore),
+        *access_list_methods(rt),
         *txpool_methods(rt),
         *debug_methods(rt),
+        *simulate_methods(rt),
         *evm_methods(rt),
     ]
 

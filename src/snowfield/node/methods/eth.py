@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+from snowfield.chains.evm.chain import CallPrelude
 from snowfield.chains.evm.execution.call import CallArgs
+from snowfield.chains.evm.execution.overrides import (
+    NO_BLOCK_OVERRIDES,
+    BlockOverrides,
+    StateOverrides,
+)
 from snowfield.chains.evm.model import Block
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.node.methods import params as p
+from snowfield.node.methods.overrides import block_overrides, state_overrides
 from snowfield.node.methods.render import (
     block_json,
     hb,
@@ -154,17 +162,19 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             return None
         return [receipt_json(block, i) for i in range(len(block.txs))]
 
-    async def call(args: CallArgs, ref: p.BlockRef, overrides: Any) -> str:
-        if overrides is not None:
-            raise InvalidParams("state overrides are not supported")
+    async def call(
+        args: CallArgs, ref: p.BlockRef, state: StateOverrides, block_over: BlockOverrides
+    ) -> str:
         block = rt.resolve(ref)
-        return hb(await rt.compute(chain.call, args, block))
+        prelude = CallPrelude(state, block_over)
+        return hb(await rt.compute(partial(chain.call, prelude=prelude), args, block))
 
-    async def estimate_gas(args: CallArgs, ref: p.BlockRef, overrides: Any) -> str:
-        if overrides is not None:
-            raise InvalidParams("state overrides are not supported")
+    async def estimate_gas(
+        args: CallArgs, ref: p.BlockRef, state: StateOverrides, block_over: BlockOverrides
+    ) -> str:
         block = rt.resolve(ref)
-        return hx(await rt.compute(chain.estimate_gas, args, block))
+        prelude = CallPrelude(state, block_over)
+        return hx(await rt.compute(chain.estimate_gas, args, block, prelude))
 
     async def send_raw(raw: bytes) -> str:
         tx = await rt.send_raw(raw)
@@ -284,7 +294,8 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             (
                 Param("args", call_args),
                 opt_block,
-                Param("overrides", p.obj, None),
+                Param("stateOverrides", state_overrides, {}),
+                Param("blockOverrides", block_overrides, NO_BLOCK_OVERRIDES),
             ),
         ),
         Method(
@@ -293,7 +304,8 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             (
                 Param("args", call_args),
                 opt_block,
-                Param("overrides", p.obj, None),
+                Param("stateOverrides", state_overrides, {}),
+                Param("blockOverrides", block_overrides, NO_BLOCK_OVERRIDES),
             ),
         ),
         Method("eth_sendRawTransaction", send_raw, (Param("tx", p.data),)),

@@ -2,69 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from snowfield.chains.evm.execution.call import CallArgs
 from snowfield.crypto.keys import sign_transaction
 from snowfield.errors import InvalidParams
 from snowfield.node.methods import params as p
 from snowfield.node.methods.keystore import Keystore
 from snowfield.node.methods.render import hb
+from snowfield.node.methods.signing import fill
+from snowfield.node.methods.txargs import call_args
 from snowfield.node.runtime import EvmRuntime
 from snowfield.rpc.dispatch import Method, Param
 
 
-def fill_transaction(rt: EvmRuntime, args: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
-    """Completes a TransactionArgs object (nonce, gas, fees) as geth's eth_sendTransaction."""
-    chain = rt.chain
-    if args.get("from") is None:
-        raise InvalidParams("missing from address")
-    sender = p.address(args["from"])
-    data = args.get("input", args.get("data"))
-    fields: dict[str, Any] = {
-        "chainId": chain.config.chain_id,
-        "nonce": p.uint64(args["nonce"])
-        if args.get("nonce") is not None
-        else chain.pending_nonce(sender),
-        "value": p.quantity(args["value"]) if args.get("value") is not None else 0,
-        "data": hb(p.data(data)) if data is not None else "0x",
-    }
-    if args.get("to") is not None:
-        fields["to"] = "0x" + p.address(args["to"]).hex()
-    if args.get("gasPrice") is not None:
-        fields["gasPrice"] = p.quantity(args["gasPrice"])
-    else:
-        tip = (
-            p.quantity(args["maxPriorityFeePerGas"])
-            if args.get("maxPriorityFeePerGas") is not None
-            else chain.suggested_tip()
-        )
-        fee_cap = (
-            p.quantity(args["maxFeePerGas"])
-            if args.get("maxFeePerGas") is not None
-            else 2 * chain.next_base_fee() + tip
-        )
-        fields.update(type=2, maxFeePerGas=fee_cap, maxPriorityFeePerGas=tip)
-    return sender, fields
-
-
 def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
-    chain = rt.chain
-
-    async def send(args: dict[str, Any], passphrase: str | None = None) -> str:
-        sender, fields = fill_transaction(rt, args)
-        key = keystore.signer(sender, passphrase)
-        if args.get("gas") is not None:
-            fields["gas"] = p.uint64(args["gas"])
-        else:
-            from snowfield.node.methods.txargs import call_args
-
-            estimate_args = call_args({k: v for k, v in args.items() if k != "nonce"})
-            fields["gas"] = await rt.compute(chain.estimate_gas, estimate_args, chain.head)
-        raw = sign_transaction(fields, key.private_key)
+    async def send(args: CallArgs, passphrase: str | None = None) -> str:
+        if args.from_ is None:
+            raise InvalidParams("missing from address")
+        key = keystore.signer(args.from_, passphrase)
+        raw = sign_transaction(await fill(rt, args), key.private_key)
         tx = await rt.send_raw(raw)
         return hb(tx.hash)
 
-    async def send_with_passphrase(args: dict[str, Any], passphrase: str) -> str:
+    async def send_with_passphrase(args: CallArgs, passphrase: str) -> str:
         return await send(args, passphrase)
 
     def import_raw_key(key_hex: str, passphrase: str) -> str:
@@ -83,12 +42,12 @@ def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
         return [hb(a) for a in keystore.addresses()]
 
     return [
-        Method("eth_sendTransaction", send, (Param("args", p.obj),)),
+        Method("eth_sendTransaction", send, (Param("args", call_args),)),
         Method(
             "personal_sendTransaction",
             send_with_passphrase,
             (
-                Param("args", p.obj),
+                Param("args", call_args),
                 Param("passphrase", p.string),
             ),
         ),
