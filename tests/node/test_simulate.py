@@ -108,6 +108,15 @@ def test_simulate_errors_carry_geths_codes(devnet: RunningNode) -> None:
     low = {"from": DEV0, "to": PAYEE, "gas": "0x1"}
     out = _simulate(devnet, {"blockStateCalls": [{"calls": [low]}]})
     assert out["error"] == {"code": -38013, "message": "intrinsic gas too low: have 1, want 21000"}
+    big = {"from": DEV0, "data": "0x" + "00" * 49_153}
+    out = _simulate(devnet, {"blockStateCalls": [{"calls": [big]}]})
+    assert out["error"] == {
+        "code": -38025,
+        "message": "max initcode size exceeded: code size 49153 limit 49152",
+    }
+    listed = {"from": DEV0, "to": PAYEE, "accessList": [{"address": PAYEE, "storageKeys": []}]}
+    out = _simulate(devnet, {"blockStateCalls": [{"calls": [listed]}]})
+    assert out["result"][0]["calls"][0]["gasUsed"] == hex(21_000 + 2_400)
     gas = {"from": DEV0, "to": PAYEE, "gas": "0xffffffffff"}
     assert _simulate(devnet, {"blockStateCalls": [{"calls": [gas]}]})["error"]["code"] == -38015
     out = _simulate(devnet, {"blockStateCalls": [{"calls": [{"from": DEV0, "to": PAYEE}]}]})

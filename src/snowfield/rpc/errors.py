@@ -31,6 +31,7 @@ SIMULATION_CODES = {
     "block gas limit": -38015,
     "block number": -38020,
     "block timestamp": -38021,
+    "init code size": -38025,
     "client limit": -38026,
     "invalid params": INVALID_PARAMS,
 }

@@ -110,7 +110,7 @@ class Simulator:
             self.store, self.parent.header.state_root, env, state_class, fast_transfers=False
         )
         apply_state_overrides(builder.state, spec.state)
-        rules = CallRules(self.options.validate, env.base_fee)
+        rules = CallRules(self.options.validate, env)
         outcomes, left = [], env.gas_limit
         for args in spec.calls:
             gas = args.gas if args.gas is not None else left

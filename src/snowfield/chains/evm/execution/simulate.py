@@ -7,18 +7,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth.abc import ComputationAPI, MessageAPI, StateAPI, TransactionContextAPI
+from eth.exceptions import VMError
 from eth.vm.forks.prague.state import PragueState
-from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
 from eth_bloom.bloom import BloomFilter
 from eth_utils import ValidationError as UtilsValidationError
 
 from snowfield.chains.evm.execution.accounts import State as FastState
-from snowfield.chains.evm.execution.call import CallArgs, gas_used, intrinsic_shortfall
+from snowfield.chains.evm.execution.call import (
+    CallArgs,
+    gas_used,
+    intrinsic_shortfall,
+    unsigned_message,
+)
 from snowfield.chains.evm.execution.deadline import InterruptibleComputation
-from snowfield.chains.evm.execution.state import error_text, is_revert
+from snowfield.chains.evm.execution.state import BlockEnv, error_text, is_revert
+from snowfield.chains.evm.limits import check_initcode
 from snowfield.chains.evm.model import Log
-from snowfield.errors import SimulationError
+from snowfield.errors import InvalidParams, SimulationError
 
 # ERC-7528's address for the native currency, and ERC-20's Transfer topic (geth's choice).
 TRANSFER_ADDRESS = bytes.fromhex("eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee")
@@ -86,27 +92,29 @@ class CallOutcome:
 
 @dataclass(frozen=True, slots=True)
 class CallRules:
-    """How the simulated block treats its calls: geth's `validation` and the block's fee."""
+    """How the simulated block treats its calls: geth's `validation`, and the block."""
 
     validate: bool
-    base_fee: int
+    env: BlockEnv
 
 
 def run_call(state: PragueState, args: CallArgs, gas: int, rules: CallRules) -> CallOutcome:
     """Runs one call on `state` (kept for the next call); raises SimulationError when the
     call cannot be a transaction of the block (funds, nonce, fee, intrinsic gas)."""
-    sender = args.sender
+    sender, base_fee = args.sender, rules.env.base_fee
+    try:
+        check_initcode(args.to is None, len(args.data))
+    except InvalidParams as exc:
+        raise SimulationError(exc.message, reason="init code size") from None
     nonce = state.get_nonce(sender)
     if rules.validate:
-        _validate(args, nonce, rules.base_fee)
+        _validate(args, nonce, base_fee)
     state.lock_changes()
-    price = args.effective_gas_price(rules.base_fee)
-    unsigned = PragueTransactionBuilder.create_unsigned_transaction(
-        nonce=nonce, gas_price=price, gas=gas, to=args.to or b"", value=args.value, data=args.data
-    )
+    price = args.effective_gas_price(base_fee)
+    unsigned = unsigned_message(args, nonce, gas, price, rules.env)
     try:
         computation = state.apply_transaction(SpoofTransaction(unsigned, from_=sender))
-    except UtilsValidationError as exc:
+    except (UtilsValidationError, VMError) as exc:  # VMError: before the first frame runs
         raise _rejection(str(exc), args, state, gas * price + args.value, gas) from exc
     return _outcome(sender, nonce, gas, computation)
 
