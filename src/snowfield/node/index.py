@@ -79,6 +79,7 @@ class BlockIndex:
         self._ids: list[bytes] = []
         self._by_id: dict[bytes, int] = {}
         self._lock = threading.Lock()
+        chain.on_rewind(self._rewind)
         self.service = ServiceDispatcher(
             {
                 "index.getContainerByID": self.get_by_id,
@@ -100,6 +101,12 @@ class BlockIndex:
                 container_id = self._wrap(block, self._ids[-1] if self._ids else None).id.raw
                 self._by_id[container_id] = len(self._ids)
                 self._ids.append(container_id)
+
+    def _rewind(self, height: int) -> None:
+        with self._lock:
+            for container_id in self._ids[max(height - self.first + 1, 0) :]:
+                del self._by_id[container_id]
+            del self._ids[max(height - self.first + 1, 0) :]
 
     def _wrap(self, block: Block, parent_id: bytes | None) -> StatelessBlock:
         parent = parent_id if parent_id is not None else block.header.parent_hash

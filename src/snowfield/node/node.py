@@ -16,6 +16,7 @@ from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.admin import Admin
+from snowfield.node.methods.cheats import cheat_methods
 from snowfield.node.methods.debug import debug_methods
 from snowfield.node.methods.eth import ProofPolicy, eth_methods
 from snowfield.node.methods.evm import evm_methods
@@ -69,6 +70,7 @@ class Node:
                 *txpool_methods(self.c),
                 *debug_methods(self.c),
                 *evm_methods(self.c),
+                *cheat_methods(self.c),
             ],
             Limits(
                 batch_items=settings.batch_request_limit, request_bytes=settings.max_request_bytes

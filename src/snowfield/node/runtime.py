@@ -15,6 +15,7 @@ from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.model import Block, Tx
 from snowfield.errors import NotFound
 from snowfield.node.filters import FilterRegistry
+from snowfield.node.impersonation import Impersonation
 from snowfield.node.methods.params import BlockRef
 from snowfield.node.subscriptions import SubscriptionHub
 
@@ -38,6 +39,7 @@ class EvmRuntime:
         self.automine = block_time is None
         self.filters = FilterRegistry()
         self.hub = SubscriptionHub()
+        self.impersonation = Impersonation()
         self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"chain-{chain.config.alias}")
         self._readers = ThreadPoolExecutor(2, thread_name_prefix=f"exec-{chain.config.alias}")
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -45,6 +47,7 @@ class EvmRuntime:
         self._timer: asyncio.Task[None] | None = None
         self.block_listeners: list[Callable[[Block], None]] = []
         chain.subscribe(self._on_block_thread)
+        chain.on_rewind(self.filters.rewind)
 
     @property
     def alias(self) -> str:
@@ -53,8 +56,17 @@ class EvmRuntime:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
-        if self.block_time is not None:
-            self._timer = asyncio.create_task(self._mine_every(self.block_time))
+        self.set_interval(self.block_time)
+
+    def set_interval(self, seconds: float | None) -> None:
+        """Mines a block every `seconds` (None: no timer); call on the event loop."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.block_time = seconds
+        if seconds is not None:
+            self.automine = False
+            self._timer = asyncio.create_task(self._mine_every(seconds))
 
     async def stop(self) -> None:
         if self._timer is not None:
@@ -70,7 +82,10 @@ class EvmRuntime:
         return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
 
     async def send_raw(self, raw: bytes) -> Tx:
-        tx = decode_tx(raw)
+        return await self.send(decode_tx(raw))
+
+    async def send(self, tx: Tx) -> Tx:
+        """Admits a decoded transaction (and mines it in automine)."""
         if not self._submit_inline(tx):
             await self.write(self._submit, tx)
         self.filters.on_pending(tx.hash)

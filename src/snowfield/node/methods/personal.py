@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from snowfield.chains.evm.execution.transactions import decode_unchecked
 from snowfield.crypto.keys import sign_transaction
 from snowfield.errors import InvalidParams
+from snowfield.node.impersonation import stand_in_key
 from snowfield.node.methods import params as p
 from snowfield.node.methods.keystore import Keystore
 from snowfield.node.methods.render import hb
@@ -52,7 +54,12 @@ def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
 
     async def send(args: dict[str, Any], passphrase: str | None = None) -> str:
         sender, fields = fill_transaction(rt, args)
-        key = keystore.signer(sender, passphrase)
+        impersonated = rt.impersonation.covers(sender) and sender not in keystore.addresses()
+        key = (
+            stand_in_key(sender)
+            if impersonated
+            else keystore.signer(sender, passphrase).private_key
+        )
         if args.get("gas") is not None:
             fields["gas"] = p.uint64(args["gas"])
         else:
@@ -60,8 +67,8 @@ def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
 
             estimate_args = call_args({k: v for k, v in args.items() if k != "nonce"})
             fields["gas"] = await rt.compute(chain.estimate_gas, estimate_args, chain.head)
-        raw = sign_transaction(fields, key.private_key)
-        tx = await rt.send_raw(raw)
+        raw = sign_transaction(fields, key)
+        tx = await (rt.send(decode_unchecked(raw, sender)) if impersonated else rt.send_raw(raw))
         return hb(tx.hash)
 
     async def send_with_passphrase(args: dict[str, Any], passphrase: str) -> str:
