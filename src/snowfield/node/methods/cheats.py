@@ -9,6 +9,7 @@ from typing import Any
 from snowfield.chains.evm.execution.edits import AccountEdit
 from snowfield.errors import InvalidParams
 from snowfield.node.methods import params as p
+from snowfield.node.methods.personal import send_as
 from snowfield.node.methods.render import hb, hx
 from snowfield.node.methods.snapshots import snapshot_methods
 from snowfield.node.runtime import EvmRuntime
@@ -61,6 +62,9 @@ def _account_methods(rt: EvmRuntime) -> list[Method]:
     def auto_impersonate(enabled: bool) -> None:
         rt.impersonation.everyone = enabled
 
+    async def send_unsigned(args: dict[str, Any]) -> str:
+        return await send_as(rt, args, None)
+
     address = Param("address", p.address)
     return [
         *_both("setBalance", set_balance, (address, Param("balance", p.quantity))),
@@ -74,6 +78,7 @@ def _account_methods(rt: EvmRuntime) -> list[Method]:
         *_both("impersonateAccount", impersonate, (address,)),
         *_both("stopImpersonatingAccount", stop_impersonating, (address,)),
         Method("anvil_autoImpersonateAccount", auto_impersonate, (Param("enabled", p.boolean),)),
+        Method("eth_sendUnsignedTransaction", send_unsigned, (Param("args", p.obj),)),
     ]
 
 
@@ -190,7 +195,12 @@ def _info_methods(rt: EvmRuntime) -> list[Method]:
             "latestBlockHash": hb(head.hash),
         }
 
+    def set_logging(_enabled: bool) -> None:
+        """Accepted for test suites that turn the node's logging off; the devnet's log
+        level is a setting."""
+
     return [
+        *_both("setLoggingEnabled", set_logging, (Param("enabled", p.boolean),)),
         Method("anvil_nodeInfo", node_info),
         Method("anvil_metadata", metadata),
         Method("hardhat_metadata", metadata),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from snowfield.chains.evm.execution.transactions import decode_unchecked
@@ -49,27 +50,33 @@ def fill_transaction(rt: EvmRuntime, args: dict[str, Any]) -> tuple[bytes, dict[
     return sender, fields
 
 
-def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
+async def send_as(
+    rt: EvmRuntime, args: dict[str, Any], key_of: Callable[[bytes], bytes] | None
+) -> str:
+    """Completes, signs and submits a transaction; `key_of` None: as an impersonated sender,
+    whose transaction a stand-in key signs and the node records as the sender's."""
     chain = rt.chain
+    sender, fields = fill_transaction(rt, args)
+    key = stand_in_key(sender) if key_of is None else key_of(sender)
+    if args.get("gas") is not None:
+        fields["gas"] = p.uint64(args["gas"])
+    else:
+        from snowfield.node.methods.eth import call_args
+
+        estimate_args = call_args({k: v for k, v in args.items() if k != "nonce"})
+        fields["gas"] = await rt.compute(chain.estimate_gas, estimate_args, chain.head)
+    raw = sign_transaction(fields, key)
+    tx = await (rt.send_raw(raw) if key_of is not None else rt.send(decode_unchecked(raw, sender)))
+    return hb(tx.hash)
+
+
+def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
 
     async def send(args: dict[str, Any], passphrase: str | None = None) -> str:
-        sender, fields = fill_transaction(rt, args)
-        impersonated = rt.impersonation.covers(sender) and sender not in keystore.addresses()
-        key = (
-            stand_in_key(sender)
-            if impersonated
-            else keystore.signer(sender, passphrase).private_key
-        )
-        if args.get("gas") is not None:
-            fields["gas"] = p.uint64(args["gas"])
-        else:
-            from snowfield.node.methods.eth import call_args
-
-            estimate_args = call_args({k: v for k, v in args.items() if k != "nonce"})
-            fields["gas"] = await rt.compute(chain.estimate_gas, estimate_args, chain.head)
-        raw = sign_transaction(fields, key)
-        tx = await (rt.send(decode_unchecked(raw, sender)) if impersonated else rt.send_raw(raw))
-        return hb(tx.hash)
+        sender = p.address(args["from"]) if args.get("from") is not None else None
+        if sender is not None and rt.impersonation.covers(sender) and sender not in keystore:
+            return await send_as(rt, args, None)
+        return await send_as(rt, args, lambda a: keystore.signer(a, passphrase).private_key)
 
     async def send_with_passphrase(args: dict[str, Any], passphrase: str) -> str:
         return await send(args, passphrase)

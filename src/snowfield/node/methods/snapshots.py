@@ -42,7 +42,8 @@ def snapshot_methods(rt: EvmRuntime) -> list[Method]:
         return True
 
     async def reset(options: dict[str, Any] | None = None) -> None:
-        if options and options.get("forking"):
+        forking = (options or {}).get("forking")
+        if isinstance(forking, dict) and forking.get("jsonRpcUrl"):
             raise InvalidParams("forking is not supported by the devnet")
         await rt.write(_reset, rt, snapshots)
 
