@@ -64,7 +64,10 @@ out.afterStop = await gone(client.sendTransaction({ account: B, to: C, value: 5n
 const before = await client.getBlock()
 await client.mine({ blocks: 3, interval: 10 })
 const after = await client.getBlock()
-out.mined = { blocks: Number(after.number - before.number), spaced: after.timestamp - before.timestamp >= 30n }
+out.mined = {
+  blocks: Number(after.number - before.number),
+  spaced: after.timestamp - before.timestamp >= 30n,
+}
 
 await client.setAutomine(false)
 out.automineOff = await client.getAutomine()
@@ -83,7 +86,9 @@ await client.setBlockGasLimit({ gasLimit: 20_000_000n })
 await client.setNextBlockBaseFeePerGas({ baseFeePerGas: parseGwei('30') })
 await client.mine({ blocks: 1 })
 const built = await client.getBlock()
-out.block = { miner: built.miner, gasLimit: built.gasLimit.toString(), baseFee: built.baseFeePerGas.toString() }
+out.block = {
+  miner: built.miner, gasLimit: built.gasLimit.toString(), baseFee: built.baseFeePerGas.toString(),
+}
 out.minGasPrice = await gone(client.setMinGasPrice({ gasPrice: 1n }))
 
 const state = await client.dumpState()
