@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from web3 import AsyncWeb3
+from web3.providers.persistent import WebSocketProvider
 
 from snowfield.testing import DevnetProcess, RunningNode, free_port, serve_devnet
+from tests.bytecode import STORE, STORE_TOPIC, word
 from tests.helpers import rpc_reply, signed_transfer
 
 A = "0x00000000000000000000000000000000000000a1"
 B = "0x00000000000000000000000000000000000000b2"
 TO = "0x3333333333333333333333333333333333333333"
+DEV0 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
 WORD_7 = "0x" + "00" * 31 + "07"
 BAD_ROOT = b'{"format":"snowfield-state/1","root":"0x' + b"ab" * 32 + b'","nodes":{}}'
+
+
+def hb(value: bytes) -> str:
+    return "0x" + value.hex()
 
 
 def rpc(url: str, method: str, *params: Any) -> Any:
@@ -220,3 +229,25 @@ def test_bad_input_gets_a_clear_error(
     reply = rpc_reply(devnet.rpc, method, *params)
     assert reply["error"]["code"] == code, reply
     assert rpc(devnet.rpc, "eth_blockNumber") == "0x0"
+
+
+def test_revert_tells_log_subscribers_which_logs_were_removed(devnet: RunningNode) -> None:
+    url = devnet.rpc
+    rpc(url, "anvil_setCode", A, "0x" + STORE.hex())
+
+    async def scenario() -> list[Any]:
+        async with AsyncWeb3(WebSocketProvider(devnet.ws)) as aw3:
+            sub = await aw3.eth.subscribe("logs", {"address": A, "topics": [STORE_TOPIC]})
+            snap = rpc(url, "evm_snapshot")
+            tx = rpc(url, "eth_sendTransaction", {"from": DEV0, "to": A, "data": hb(word(5))})
+            assert rpc(url, "evm_revert", snap) is True
+            got = []
+            async for message in aw3.socket.process_subscriptions():
+                assert message["subscription"] == sub
+                got.append(message["result"])
+                if len(got) == 2:
+                    break
+            assert [bytes(m["transactionHash"]) for m in got] == [bytes.fromhex(tx[2:])] * 2
+            return [m["removed"] for m in got]
+
+    assert asyncio.run(asyncio.wait_for(scenario(), timeout=20)) == [False, True]

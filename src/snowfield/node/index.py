@@ -102,7 +102,7 @@ class BlockIndex:
                 self._by_id[container_id] = len(self._ids)
                 self._ids.append(container_id)
 
-    def _rewind(self, height: int) -> None:
+    def _rewind(self, height: int, _cut: tuple[Block, ...]) -> None:
         with self._lock:
             for container_id in self._ids[max(height - self.first + 1, 0) :]:
                 del self._by_id[container_id]

@@ -47,7 +47,7 @@ class EvmRuntime:
         self._timer: asyncio.Task[None] | None = None
         self.block_listeners: list[Callable[[Block], None]] = []
         chain.subscribe(self._on_block_thread)
-        chain.on_rewind(self.filters.rewind)
+        chain.on_rewind(self._on_rewind_thread)
 
     @property
     def alias(self) -> str:
@@ -137,6 +137,12 @@ class EvmRuntime:
                 loop.call_soon_threadsafe(self._on_block, block)
         else:
             self._on_block(block)
+
+    def _on_rewind_thread(self, height: int, cut: tuple[Block, ...]) -> None:
+        self.filters.rewind(height)
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.hub.publish_removed, cut)
 
     def _on_block(self, block: Block) -> None:
         self.hub.publish_block(block)

@@ -45,7 +45,7 @@ from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 
 BlockListener = Callable[[Block], None]
-RewindListener = Callable[[int], None]
+RewindListener = Callable[[int, tuple[Block, ...]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +149,7 @@ class EvmChain:
         self._listeners.append(listener)
 
     def on_rewind(self, listener: RewindListener) -> None:
-        """Calls `listener(height)` after the chain is cut back to `height`."""
+        """Calls `listener(height, cut blocks)` after the chain is cut back to `height`."""
         self._rewind_listeners.append(listener)
 
     # -- reads -------------------------------------------------------------------------
@@ -477,9 +477,10 @@ class EvmChain:
         with self._mining, self._write:
             root = root if root is not None else self.blocks[height].header.state_root
             self.journal.append(records.encode_rewind(records.Rewind(height, root)))
+            cut = tuple(self.blocks[height + 1 :])
             self._cut(height, root)
         for listener in self._rewind_listeners:
-            listener(height)
+            listener(height, cut)
 
     def _cut(self, height: int, root: bytes) -> None:
         for block in self.blocks[height + 1 :]:
