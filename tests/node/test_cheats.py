@@ -12,7 +12,7 @@ import pytest
 from web3 import AsyncWeb3
 from web3.providers.persistent import WebSocketProvider
 
-from snowfield.testing import DevnetProcess, RunningNode, free_port, serve_devnet
+from snowfield.testing import DevnetProcess, RunningNode, free_port, serve_anvil, serve_devnet
 from tests.bytecode import STORE, STORE_TOPIC, word
 from tests.helpers import rpc_reply, signed_transfer
 
@@ -251,3 +251,30 @@ def test_revert_tells_log_subscribers_which_logs_were_removed(devnet: RunningNod
             return [m["removed"] for m in got]
 
     assert asyncio.run(asyncio.wait_for(scenario(), timeout=20)) == [False, True]
+
+
+def test_state_file_is_dumped_on_exit_and_loaded_on_start(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    first = DevnetProcess(tmp_path / "one", free_port(), extra=("--state", str(state)))
+    first.start()
+    try:
+        edit(first.rpc, 77)
+        edited = account(first.rpc, A)
+    finally:
+        first.stop()
+    assert state.exists()
+    second = DevnetProcess(tmp_path / "two", free_port(), extra=("--load-state", str(state)))
+    second.start()
+    try:
+        assert account(second.rpc, A) == edited
+    finally:
+        second.stop()
+
+
+def test_anvil_dump_loads_into_the_devnet(devnet: RunningNode) -> None:
+    with serve_anvil() as anvil:
+        edit(anvil, 99)
+        expected = account(anvil, A)
+        blob = rpc(anvil, "anvil_dumpState")
+    assert rpc(devnet.rpc, "anvil_loadState", blob) is True
+    assert account(devnet.rpc, A) == expected

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.edits import AccountEdit
 from snowfield.chains.evm.snapshots import Snapshots
 from snowfield.chains.evm.state_dump import reachable
@@ -31,14 +32,10 @@ def snapshot_methods(rt: EvmRuntime) -> list[Method]:
         return await rt.write(snapshots.revert, ident)
 
     async def dump_state() -> str:
-        return hb(await rt.write(_dump, rt))
+        return hb(gzip.compress(await rt.write(dump_state_json, chain), mtime=0))
 
     async def load_state(blob: bytes) -> bool:
-        loaded = _parse_dump(blob)
-        if isinstance(loaded, list):
-            await rt.write(chain.edit_state, loaded)
-        else:
-            await rt.write(chain.load_nodes, *loaded)
+        await rt.write(load_state_blob, chain, blob)
         return True
 
     async def reset(options: dict[str, Any] | None = None) -> None:
@@ -59,8 +56,8 @@ def snapshot_methods(rt: EvmRuntime) -> list[Method]:
     ]
 
 
-def _dump(rt: EvmRuntime) -> bytes:
-    chain = rt.chain
+def dump_state_json(chain: EvmChain) -> bytes:
+    """The state of `latest` as our dump's JSON (anvil_dumpState gzips it)."""
     root = chain.root_of(chain.head)
     nodes = reachable(chain.store.recording.data, root)
     body = {
@@ -68,7 +65,16 @@ def _dump(rt: EvmRuntime) -> bytes:
         "root": hb(root),
         "nodes": {hb(k): hb(v) for k, v in nodes.items()},
     }
-    return gzip.compress(orjson.dumps(body), mtime=0)
+    return orjson.dumps(body)
+
+
+def load_state_blob(chain: EvmChain, blob: bytes) -> None:
+    """Makes a dump (ours or anvil's, gzipped or not) the state of `latest`."""
+    loaded = _parse_dump(blob)
+    if isinstance(loaded, list):
+        chain.edit_state(loaded)
+    else:
+        chain.load_nodes(*loaded)
 
 
 def _parse_dump(blob: bytes) -> list[AccountEdit] | tuple[bytes, dict[bytes, bytes]]:
