@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -278,3 +279,22 @@ def test_anvil_dump_loads_into_the_devnet(devnet: RunningNode) -> None:
         blob = rpc(anvil, "anvil_dumpState")
     assert rpc(devnet.rpc, "anvil_loadState", blob) is True
     assert account(devnet.rpc, A) == expected
+
+
+def test_interval_mining_and_automine_switch(devnet: RunningNode) -> None:
+    url = devnet.rpc
+    rpc(url, "evm_setIntervalMining", 1)
+    assert rpc(url, "anvil_getAutomine") is False
+    sent = rpc(url, "eth_sendRawTransaction", signed_transfer(0, to=TO))
+    assert rpc(url, "eth_getTransactionReceipt", sent) is None
+    deadline = time.monotonic() + 10
+    while rpc(url, "eth_getTransactionReceipt", sent) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert rpc(url, "eth_getTransactionReceipt", sent)["status"] == "0x1"
+    rpc(url, "anvil_setAutomine", True)
+    assert rpc(url, "hardhat_getAutomine") is True
+    now = rpc(url, "eth_sendRawTransaction", signed_transfer(1, to=TO))
+    assert rpc(url, "eth_getTransactionReceipt", now)["status"] == "0x1"
+    head = rpc(url, "eth_blockNumber")
+    time.sleep(1.5)
+    assert rpc(url, "eth_blockNumber") == head  # the timer stopped
