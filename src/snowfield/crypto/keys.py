@@ -1,4 +1,4 @@
-"""secp256k1 accounts: mnemonic derivation, addresses and EVM transaction signing."""
+"""secp256k1 accounts: mnemonic derivation, addresses and EVM transaction and message signing."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_account import Account
+from eth_account.messages import encode_defunct, encode_typed_data
 from eth_utils import to_checksum_address
+
+from snowfield.errors import InvalidParams
 
 Account.enable_unaudited_hdwallet_features()
 
@@ -45,3 +48,18 @@ def sign_transaction(fields: dict[str, Any], private_key: bytes) -> bytes:
     if fields.get("to"):
         fields = {**fields, "to": to_checksum_address(fields["to"])}
     return bytes(Account.sign_transaction(fields, private_key).raw_transaction)
+
+
+def sign_message(message: bytes, private_key: bytes) -> bytes:
+    """The EIP-191 personal-message signature (r, s, v with v 27 or 28) of eth_sign."""
+    signed = Account.sign_message(encode_defunct(primitive=message), private_key)
+    return bytes(signed.signature)
+
+
+def sign_typed_data(typed_data: dict[str, Any], private_key: bytes) -> bytes:
+    """The EIP-712 signature of eth_signTypedData_v4; InvalidParams if the data is malformed."""
+    try:
+        message = encode_typed_data(full_message=typed_data)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise InvalidParams(f"invalid typed data: {exc}") from None
+    return bytes(Account.sign_message(message, private_key).signature)

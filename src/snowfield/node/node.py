@@ -15,6 +15,7 @@ from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.index import BlockIndex, IndexState
+from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.cheats import cheat_methods
 from snowfield.node.methods.debug import debug_methods
@@ -23,6 +24,7 @@ from snowfield.node.methods.evm import evm_methods
 from snowfield.node.methods.keystore import Keystore
 from snowfield.node.methods.logs import log_methods
 from snowfield.node.methods.personal import personal_methods
+from snowfield.node.methods.signing import signing_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
@@ -67,6 +69,8 @@ class Node:
                 *eth_methods(self.c, proofs, [k.address for k in self.dev_keys]),
                 *log_methods(self.c),
                 *personal_methods(self.c, self.keystore),
+                *signing_methods(self.c, self.keystore),
+                *access_list_methods(self.c),
                 *txpool_methods(self.c),
                 *debug_methods(self.c),
                 *evm_methods(self.c),

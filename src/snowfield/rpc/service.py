@@ -40,7 +40,7 @@ class ServiceDispatcher:
             return _reply(None, error=(-32700, "parse error"))
         ident = request.get("id")
         if request.get("jsonrpc") != "2.0":
-            return _reply(ident, error=(-32600, "jsonrpc must be 2.0"))
+            return _reply(ident, error=(-32600, "jsonrpc must be 2.0"), data=_echo(request))
         try:
             result = await self.invoke(request.get("method"), request.get("params"))
         except SnowfieldError as exc:
@@ -83,12 +83,34 @@ def _object_params(params: Any) -> dict[str, Any]:
     return params
 
 
-def _reply(ident: Any, *, result: Any = None, error: tuple[int, str] | None = None) -> bytes:
+def _echo(request: dict[str, Any]) -> dict[str, Any]:
+    """The request as gorilla decoded it (its serverRequest), which it echoes in `data` when
+    the version is wrong: absent or mistyped strings read as "", absent raw values as null."""
+
+    def text(key: str) -> str:
+        value = request.get(key)
+        return value if isinstance(value, str) else ""
+
+    return {
+        "jsonrpc": text("jsonrpc"),
+        "method": text("method"),
+        "params": request.get("params"),
+        "id": request.get("id"),
+    }
+
+
+def _reply(
+    ident: Any,
+    *,
+    result: Any = None,
+    error: tuple[int, str] | None = None,
+    data: Any = None,
+) -> bytes:
     if error is not None:
         code, message = error
         body = {
             "jsonrpc": "2.0",
-            "error": {"code": code, "message": message, "data": None},
+            "error": {"code": code, "message": message, "data": data},
             "id": ident,
         }
     else:

@@ -9,14 +9,21 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from snowfield.chains.evm import records
+from snowfield.chains.evm.execution.accesslist import (
+    AccessListResult,
+    AccessListState,
+    create_access_list,
+)
 from snowfield.chains.evm.execution.accounts import AccountFields
 from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
 from snowfield.chains.evm.execution.edits import AccountEdit, apply_edits
+from snowfield.chains.evm.execution.overrides import NO_OVERRIDES, CallOverrides
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import (
     BlockBuilder,
     BlockEnv,
     InvalidTx,
+    StateClass,
     StateReader,
     StateStore,
     apply_genesis,
@@ -493,18 +500,27 @@ class EvmChain:
 
     # -- execution without effects -------------------------------------------------------
 
-    def call(self, args: CallArgs, block: Block, *, gas: int | None = None) -> bytes:
+    def call(
+        self,
+        args: CallArgs,
+        block: Block,
+        *,
+        gas: int | None = None,
+        overrides: CallOverrides = NO_OVERRIDES,
+    ) -> bytes:
         """eth_call: the return data, or ExecutionReverted/InvalidParams."""
-        computation = self._run(args, block, gas or args.gas or self.config.gas_limit)
+        computation = self._run(args, block, gas or args.gas or self.config.gas_limit, overrides)
         if computation.is_error:
             raise _execution_error(computation)
         return output_of(computation)
 
-    def estimate_gas(self, args: CallArgs, block: Block) -> int:
+    def estimate_gas(
+        self, args: CallArgs, block: Block, overrides: CallOverrides = NO_OVERRIDES
+    ) -> int:
         """Smallest gas limit with which the call succeeds (binary search, as geth)."""
         cap = args.gas or self.config.gas_limit
         high = cap
-        computation = self._run(args, block, high)
+        computation = self._run(args, block, high, overrides)
         if computation.is_error:
             if is_revert(computation):
                 raise _execution_error(computation)
@@ -512,19 +528,39 @@ class EvmChain:
         low = TX_GAS - 1
         while low + 1 < high:
             mid = (low + high) // 2
-            if self._succeeds(args, block, mid):
+            if self._succeeds(args, block, mid, overrides):
                 high = mid
             else:
                 low = mid
         return high
 
-    def _succeeds(self, args: CallArgs, block: Block, gas: int) -> bool:
+    def _succeeds(self, args: CallArgs, block: Block, gas: int, overrides: CallOverrides) -> bool:
         try:
-            return not self._run(args, block, gas).is_error
+            return not self._run(args, block, gas, overrides).is_error
         except InvalidParams:  # below intrinsic gas
             return False
 
-    def _run(self, args: CallArgs, block: Block, gas: int) -> Any:
+    def create_access_list(self, args: CallArgs, block: Block) -> AccessListResult:
+        """eth_createAccessList on `block`'s state: the accounts and slots the call touches."""
+        nonce = args.nonce if args.nonce is not None else self.state_at(block).nonce(args.sender)
+
+        def run(traced: CallArgs, gas: int) -> Any:
+            return self._run(traced, block, gas, state_class=AccessListState)
+
+        return create_access_list(run, args, args.gas or self.config.gas_limit, nonce)
+
+    def _run(
+        self,
+        args: CallArgs,
+        block: Block,
+        gas: int,
+        overrides: CallOverrides = NO_OVERRIDES,
+        state_class: StateClass | None = None,
+    ) -> Any:
+        if args.chain_id is not None and args.chain_id != self.config.chain_id:
+            raise InvalidParams(
+                f"chainId does not match node's (have={args.chain_id}, want={self.config.chain_id})"
+            )
         # As geth: the call sees the block's own context, with no base fee charged.
         env = BlockEnv(
             number=block.number,
@@ -535,7 +571,11 @@ class EvmChain:
             chain_id=self.config.chain_id,
             prev_hashes=self.ancestors(block.number),
         )
-        return execute_call(self.store, self.root_of(block), env, args, gas)
+        env = overrides.block.apply(env)
+        root = self.root_of(block)
+        if state_class is not None:
+            return execute_call(self.store, root, env, args, gas, state_class, overrides)
+        return execute_call(self.store, root, env, args, gas, overrides=overrides)
 
     # -- tracing -----------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,12 +10,25 @@ from typing import Any
 import rlp
 
 from snowfield.crypto.hashing import keccak
+from snowfield.errors import InvalidParams
 from snowfield.formats.rlp import encode as rlp_encode
 from snowfield.formats.rlp import encode_bytes, encode_int, encode_list_of_encoded
 
 EMPTY_UNCLE_HASH = keccak(rlp.encode([]))
 EMPTY_EXT_DATA_HASH = keccak(rlp.encode(b""))
 ZERO_HASH = b"\x00" * 32
+
+
+@dataclass(frozen=True, slots=True)
+class Authorization:
+    """One EIP-7702 set-code authorization (signed by its authority)."""
+
+    chain_id: int
+    address: bytes
+    nonce: int
+    y_parity: int
+    r: int
+    s: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +53,7 @@ class Tx:
     s: int
     evm_factory: Callable[[], Any] = field(compare=False, repr=False)
     _evm: list[Any] = field(default_factory=list, compare=False, repr=False)
+    authorizations: tuple[Authorization, ...] = ()
 
     @property
     def evm(self) -> Any:
@@ -124,6 +139,13 @@ class Header:
     blob_gas_used: int
     excess_blob_gas: int
     parent_beacon_root: bytes
+    time_milliseconds: int = 0
+    min_delay_excess: int = 0
+    # How many fields the encoding carries: coreth's trailing fields are optional and network
+    # upgrades added them (16 before ApricotPhase3, 17 with its baseFee, 19 from ApricotPhase4,
+    # 22 from Cancun, as the devnet builds, 24 from Granite). Fields past the count are absent,
+    # not zero, and the hash depends on it.
+    field_count: int = 22
 
     def fields(self) -> list[object]:
         return [
@@ -149,7 +171,9 @@ class Header:
             self.blob_gas_used,
             self.excess_blob_gas,
             self.parent_beacon_root,
-        ]
+            self.time_milliseconds,
+            self.min_delay_excess,
+        ][: self.field_count]
 
     def encode(self) -> bytes:
         # Field by field with the right encoder: the generic one costs 2x on 22 fields.
@@ -178,7 +202,9 @@ class Header:
                 i(self.blob_gas_used),
                 i(self.excess_blob_gas),
                 b(self.parent_beacon_root),
-            ]
+                i(self.time_milliseconds),
+                i(self.min_delay_excess),
+            ][: self.field_count]
         )
 
     def compute_hash(self) -> bytes:
@@ -186,12 +212,47 @@ class Header:
 
     @classmethod
     def decode(cls, data: bytes) -> Header:
-        items = rlp.decode(data)
-        ints = {7, 8, 9, 10, 11, 16, 17, 18, 19, 20}
-        values: list[Any] = [
-            int.from_bytes(v, "big") if i in ints else bytes(v) for i, v in enumerate(items)
-        ]
-        return cls(*values)
+        """A header of any layout the C-Chain has used; InvalidParams if malformed."""
+        try:
+            items = rlp.decode(data)
+        except rlp.DecodingError as exc:
+            raise InvalidParams(f"rlp: {exc}") from None
+        if not isinstance(items, list) or len(items) not in range(16, len(_HEADER_KINDS) + 1):
+            raise InvalidParams(f"rlp: a header has 16 to {len(_HEADER_KINDS)} fields")
+        kinds = _HEADER_KINDS[: len(items)]
+        values: list[Any] = [_header_field(k, item) for k, item in zip(kinds, items, strict=True)]
+        values += [_ABSENT[kind] for kind in _HEADER_KINDS[len(items) :]]
+        ms, excess = values[22:]
+        header = cls(*values[:22])
+        return dataclasses.replace(
+            header, time_milliseconds=ms, min_delay_excess=excess, field_count=len(items)
+        )
+
+
+# The kinds of the header's fields in RLP order: a byte length for fixed-size fields, "bytes"
+# for extraData, "int"/"u64" for numbers.
+_HEADER_KINDS: tuple[int | str, ...] = (
+    *(32, 32, 20, 32, 32, 32, 256),
+    *("int", "int", "u64", "u64", "u64", "bytes", 32, 8, 32),
+    *("int", "int", "int", "u64", "u64", 32, "u64", "u64"),
+)
+_ABSENT: dict[int | str, object] = {"int": 0, "u64": 0, 32: ZERO_HASH}
+
+
+def _header_field(kind: int | str, item: Any) -> object:
+    if not isinstance(item, bytes):
+        raise InvalidParams("rlp: expected a string for a header field, got a list")
+    if kind == "bytes":
+        return item
+    if isinstance(kind, int):
+        if len(item) != kind:
+            raise InvalidParams(f"rlp: header field of {len(item)} bytes, want {kind}")
+        return item
+    if item[:1] == b"\x00":
+        raise InvalidParams("rlp: non-canonical integer (leading zero bytes)")
+    if kind == "u64" and len(item) > 8:
+        raise InvalidParams("rlp: input string too long for uint64")
+    return int.from_bytes(item, "big")
 
 
 def c_chain_header(

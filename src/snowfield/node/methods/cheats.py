@@ -6,12 +6,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from snowfield.chains.evm.execution.call import CallArgs
 from snowfield.chains.evm.execution.edits import AccountEdit
 from snowfield.errors import InvalidParams
 from snowfield.node.methods import params as p
-from snowfield.node.methods.personal import send_as
+from snowfield.node.methods.personal import send_impersonated
 from snowfield.node.methods.render import hb, hx
 from snowfield.node.methods.snapshots import snapshot_methods
+from snowfield.node.methods.txargs import call_args
 from snowfield.node.runtime import EvmRuntime
 from snowfield.rpc.dispatch import Method, Param
 from snowfield.rpc.errors import ParamError
@@ -62,8 +64,8 @@ def _account_methods(rt: EvmRuntime) -> list[Method]:
     def auto_impersonate(enabled: bool) -> None:
         rt.impersonation.everyone = enabled
 
-    async def send_unsigned(args: dict[str, Any]) -> str:
-        return await send_as(rt, args, None)
+    async def send_unsigned(args: CallArgs) -> str:
+        return await send_impersonated(rt, args)
 
     address = Param("address", p.address)
     return [
@@ -78,7 +80,7 @@ def _account_methods(rt: EvmRuntime) -> list[Method]:
         *_both("impersonateAccount", impersonate, (address,)),
         *_both("stopImpersonatingAccount", stop_impersonating, (address,)),
         Method("anvil_autoImpersonateAccount", auto_impersonate, (Param("enabled", p.boolean),)),
-        Method("eth_sendUnsignedTransaction", send_unsigned, (Param("args", p.obj),)),
+        Method("eth_sendUnsignedTransaction", send_unsigned, (Param("args", call_args),)),
     ]
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from snowfield.chains.evm.execution.call import CallArgs
+from snowfield.chains.evm.execution.overrides import AccountOverride, BlockOverrides, CallOverrides
 from snowfield.chains.evm.model import Block
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.node.methods import params as p
+from snowfield.node.methods.overrides import block_overrides, state_overrides
 from snowfield.node.methods.render import (
     block_json,
     hb,
@@ -16,10 +19,12 @@ from snowfield.node.methods.render import (
     receipt_json,
     tx_json,
 )
+from snowfield.node.methods.txargs import call_args
 from snowfield.node.runtime import EvmRuntime
 from snowfield.rpc.dispatch import Method, Param
 
 LATEST = p.LATEST
+StateOverride = tuple[tuple[bytes, AccountOverride], ...]
 PRUNING_WINDOW = 32
 
 
@@ -40,31 +45,6 @@ class ProofPolicy:
                 f"block number {number} is before the oldest allowed block number {oldest} "
                 f"(window of {window} blocks)"
             )
-
-
-def call_args(value: Any) -> CallArgs:
-    """The call object of eth_call/eth_estimateGas (geth's TransactionArgs)."""
-    args = p.obj(value)
-    data = p.data(args["data"]) if args.get("data") is not None else None
-    inp = p.data(args["input"]) if args.get("input") is not None else None
-    if data is not None and inp is not None and data != inp:
-        raise InvalidParams(
-            'both "data" and "input" are set and not equal. Please use "input" to pass '
-            "transaction call data"
-        )
-    if args.get("gasPrice") is not None and (
-        args.get("maxFeePerGas") is not None or args.get("maxPriorityFeePerGas") is not None
-    ):
-        raise InvalidParams("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
-    price = args.get("gasPrice") or args.get("maxFeePerGas")
-    return CallArgs(
-        sender=p.address(args["from"]) if args.get("from") is not None else bytes(20),
-        to=p.address(args["to"]) if args.get("to") is not None else None,
-        gas=p.uint64(args["gas"]) if args.get("gas") is not None else None,
-        gas_price=p.quantity(price) if price is not None else 0,
-        value=p.quantity(args["value"]) if args.get("value") is not None else 0,
-        data=inp if inp is not None else (data or b""),
-    )
 
 
 def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> list[Method]:
@@ -178,17 +158,19 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             return None
         return [receipt_json(block, i) for i in range(len(block.txs))]
 
-    async def call(args: CallArgs, ref: p.BlockRef, overrides: Any) -> str:
-        if overrides is not None:
-            raise InvalidParams("state overrides are not supported")
+    async def call(
+        args: CallArgs, ref: p.BlockRef, state: StateOverride, block_over: BlockOverrides
+    ) -> str:
         block = rt.resolve(ref)
-        return hb(await rt.compute(chain.call, args, block))
+        overrides = CallOverrides(state, block_over)
+        return hb(await rt.compute(partial(chain.call, overrides=overrides), args, block))
 
-    async def estimate_gas(args: CallArgs, ref: p.BlockRef, overrides: Any) -> str:
-        if overrides is not None:
-            raise InvalidParams("state overrides are not supported")
+    async def estimate_gas(
+        args: CallArgs, ref: p.BlockRef, state: StateOverride, block_over: BlockOverrides
+    ) -> str:
         block = rt.resolve(ref)
-        return hx(await rt.compute(chain.estimate_gas, args, block))
+        overrides = CallOverrides(state, block_over)
+        return hx(await rt.compute(chain.estimate_gas, args, block, overrides))
 
     async def send_raw(raw: bytes) -> str:
         tx = await rt.send_raw(raw)
@@ -308,7 +290,8 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             (
                 Param("args", call_args),
                 opt_block,
-                Param("overrides", p.obj, None),
+                Param("stateOverrides", state_overrides, ()),
+                Param("blockOverrides", block_overrides, BlockOverrides()),
             ),
         ),
         Method(
@@ -317,7 +300,8 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             (
                 Param("args", call_args),
                 opt_block,
-                Param("overrides", p.obj, None),
+                Param("stateOverrides", state_overrides, ()),
+                Param("blockOverrides", block_overrides, BlockOverrides()),
             ),
         ),
         Method("eth_sendRawTransaction", send_raw, (Param("tx", p.data),)),

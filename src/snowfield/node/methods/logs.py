@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from snowfield.errors import InvalidParams, MethodNotFound, NotFound
+from snowfield.node.filters import Filter
 from snowfield.node.logfilter import LogCriteria, matching_logs, parse_criteria
 from snowfield.node.methods import params as p
 from snowfield.node.methods.render import log_json
@@ -47,8 +49,9 @@ def log_methods(rt: EvmRuntime) -> list[Method]:
         return query_logs(rt, criteria)
 
     def new_filter(criteria: LogCriteria) -> str:
-        start = rt.number_of(criteria.from_block)
-        return filters.install("logs", start - 1, criteria)
+        # As geth: a filter reports logs of blocks accepted after it was installed, never
+        # the past ones its range may name (eth_getFilterLogs serves those).
+        return filters.install("logs", chain.head.number, criteria)
 
     def new_block_filter() -> str:
         return filters.install("block", chain.head.number)
@@ -70,9 +73,7 @@ def log_methods(rt: EvmRuntime) -> list[Method]:
         assert f.criteria is not None
         if f.criteria.block_hash is not None:
             return [] if f.cursor >= head else _once(f, head, query_logs(rt, f.criteria))
-        logs = query_logs(rt, f.criteria, start=f.cursor + 1) if f.cursor < head else []
-        f.cursor = head
-        return logs
+        return _new_logs(rt, f, head)
 
     def filter_logs(ident: str) -> list[dict[str, Any]]:
         f = filters.get(ident)
@@ -93,7 +94,7 @@ def log_methods(rt: EvmRuntime) -> list[Method]:
             return rt.hub.add("logs", conn, parse_criteria(arg or {}))
         if kind == "newPendingTransactions":
             return rt.hub.add("newPendingTransactions", conn, full_txs=bool(arg))
-        raise InvalidParams(f'no "{kind}" subscription in eth namespace')
+        raise MethodNotFound(f'no "{kind}" subscription in eth namespace')
 
     @wants_context
     def unsubscribe(ident: str, conn: Connection | None = None) -> bool:
@@ -118,6 +119,17 @@ def log_methods(rt: EvmRuntime) -> list[Method]:
         ),
         Method("eth_unsubscribe", unsubscribe, (Param("id", p.string),)),
     ]
+
+
+def _new_logs(rt: EvmRuntime, f: Filter, head: int) -> list[dict[str, Any]]:
+    """Logs of the blocks after the filter's cursor that lie inside its range."""
+    assert f.criteria is not None
+    first = max(f.cursor + 1, f.criteria.from_block.number or 0)
+    last = min(head, rt.number_of(f.criteria.to_block))
+    f.cursor = head
+    if first > last:
+        return []
+    return query_logs(rt, dataclasses.replace(f.criteria, to_block=p.BlockRef(number=last)), first)
 
 
 def _once(f: Any, head: int, logs: list[dict[str, Any]]) -> list[dict[str, Any]]:

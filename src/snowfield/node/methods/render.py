@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snowfield.chains.evm.model import Block, Log, Receipt, Tx
+from snowfield.chains.evm.model import Authorization, Block, Log, Receipt, Tx
 
 
 def hx(value: int) -> str:
@@ -85,12 +85,36 @@ def tx_json(tx: Tx, block: Block | None = None, index: int | None = None) -> dic
         ]
     if tx.chain_id is not None:
         out["chainId"] = hx(tx.chain_id)
+    if tx.type == 4:
+        out["authorizationList"] = [authorization_json(a) for a in tx.authorizations]
     out["v"] = hx(tx.v)
     out["r"] = hx(tx.r)
     out["s"] = hx(tx.s)
     if tx.type >= 1:
         out["yParity"] = hx(tx.v)
     return out
+
+
+def transaction_json(tx: Tx) -> dict[str, Any]:
+    """A transaction on its own, as geth marshals types.Transaction (eth_signTransaction):
+    no block position and no sender."""
+    out = tx_json(tx)
+    for key in ("blockHash", "blockNumber", "transactionIndex", "from"):
+        del out[key]
+    if tx.type >= 2:
+        del out["gasPrice"]
+    return out
+
+
+def authorization_json(auth: Authorization) -> dict[str, Any]:
+    return {
+        "chainId": hx(auth.chain_id),
+        "address": hb(auth.address),
+        "nonce": hx(auth.nonce),
+        "yParity": hx(auth.y_parity),
+        "r": hx(auth.r),
+        "s": hx(auth.s),
+    }
 
 
 def logs_json(block: Block, tx_index: int) -> list[dict[str, Any]]:

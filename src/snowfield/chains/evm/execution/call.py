@@ -3,29 +3,73 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from eth.abc import ComputationAPI
 from eth.vm.forks.prague.state import PragueState
+from eth.vm.forks.prague.transactions import Authorization as PragueAuthorization
 from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError as UtilsValidationError
 
+from snowfield.chains.evm.execution.overrides import NO_OVERRIDES, CallOverrides
 from snowfield.chains.evm.execution.state import BlockEnv, StateStore, scratch_state
+from snowfield.chains.evm.model import Authorization as Authorization
 from snowfield.errors import InvalidParams
 
 TX_GAS = 21_000
 
 
 @dataclass(frozen=True, slots=True)
-class CallArgs:
-    """The transaction-like object of eth_call / eth_estimateGas, already parsed."""
+class AccessTuple:
+    """One entry of an EIP-2930 access list."""
 
-    sender: bytes
-    to: bytes | None
-    gas: int | None
-    gas_price: int
-    value: int
-    data: bytes
+    address: bytes
+    storage_keys: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CallArgs:
+    """geth's TransactionArgs, already parsed: every field kept, None when absent.
+
+    `data` is the call data ("input" preferred over "data", b"" when neither is given)."""
+
+    from_: bytes | None = None
+    to: bytes | None = None
+    gas: int | None = None
+    gas_price: int | None = None
+    max_fee: int | None = None
+    max_priority_fee: int | None = None
+    value: int = 0
+    nonce: int | None = None
+    data: bytes = b""
+    access_list: tuple[AccessTuple, ...] | None = None
+    chain_id: int | None = None
+    tx_type: int | None = None
+    max_fee_per_blob_gas: int | None = None
+    blob_hashes: tuple[bytes, ...] | None = None
+    blobs: tuple[bytes, ...] | None = None
+    commitments: tuple[bytes, ...] | None = None
+    proofs: tuple[bytes, ...] | None = None
+    authorization_list: tuple[Authorization, ...] | None = None
+
+    @property
+    def sender(self) -> bytes:
+        """The caller: the zero address when "from" is absent, as geth."""
+        return self.from_ if self.from_ is not None else bytes(20)
+
+    def effective_gas_price(self, base_fee: int) -> int:
+        """The price the EVM sees, as geth's ToMessage: gasPrice, else the 1559 fields
+        against `base_fee`, else zero."""
+        if self.gas_price is not None:
+            return self.gas_price
+        fee_cap = self.max_fee or 0
+        tip = self.max_priority_fee or 0
+        if not fee_cap and not tip:
+            return 0
+        if self.max_fee is None:
+            return tip + base_fee
+        return min(tip + base_fee, fee_cap)
 
 
 def execute_call(
@@ -35,24 +79,46 @@ def execute_call(
     args: CallArgs,
     gas: int,
     state_class: type[PragueState] = PragueState,
+    overrides: CallOverrides = NO_OVERRIDES,
 ) -> ComputationAPI:
-    """Runs the call on a scratch copy of the state at `root`; raises InvalidParams if it
-    could not start (funds, intrinsic gas)."""
+    """Runs the call on a scratch copy of the state at `root` (with the block overrides
+    already in `env`, the state overrides applied here); raises InvalidParams if it could not
+    start (funds, intrinsic gas)."""
     state = scratch_state(store, root, env, state_class)
+    overrides.apply_state(state)
     nonce = state.get_nonce(args.sender)
-    unsigned = PragueTransactionBuilder.create_unsigned_transaction(
-        nonce=nonce,
-        gas_price=args.gas_price,
-        gas=gas,
-        to=args.to or b"",
-        value=args.value,
-        data=args.data,
-    )
+    unsigned = unsigned_message(args, nonce, gas, args.effective_gas_price(env.base_fee), env)
     spoofed = SpoofTransaction(unsigned, from_=args.sender)
     try:
         return state.apply_transaction(spoofed)
     except UtilsValidationError as exc:
         raise InvalidParams(_validation_text(str(exc), args)) from exc
+
+
+def unsigned_message(args: CallArgs, nonce: int, gas: int, price: int, env: BlockEnv) -> Any:
+    """The execution library's unsigned transaction for a call: set-code when it carries
+    authorizations, access-list when it carries an access list (both change the gas)."""
+    B = PragueTransactionBuilder
+    to = args.to or b""
+    access = [
+        (a.address, [int.from_bytes(k, "big") for k in a.storage_keys])
+        for a in args.access_list or ()
+    ]
+    if args.authorization_list is not None and args.to is not None:
+        auths = [
+            PragueAuthorization(a.chain_id, a.address, a.nonce, a.y_parity, a.r, a.s)
+            for a in args.authorization_list
+        ]
+        return B.new_unsigned_set_code_transaction(
+            env.chain_id, nonce, price, price, gas, args.to, args.value, args.data, access, auths
+        )
+    if args.access_list:
+        return B.new_unsigned_access_list_transaction(
+            env.chain_id, nonce, price, gas, to, args.value, args.data, access
+        )
+    return B.create_unsigned_transaction(
+        nonce=nonce, gas_price=price, gas=gas, to=to, value=args.value, data=args.data
+    )
 
 
 def _validation_text(text: str, args: CallArgs) -> str:

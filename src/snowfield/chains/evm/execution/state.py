@@ -33,6 +33,7 @@ from snowfield.crypto.hashing import keccak
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 TX_GAS = 21_000
+StateClass = type[PragueState]  # lets callers outside execution name a state flavour
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Any
 import rlp
 from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 
-from snowfield.chains.evm.model import Tx
+from snowfield.chains.evm.model import Authorization, Tx
 from snowfield.crypto.hashing import keccak
 from snowfield.crypto.secp256k1 import N, recover_address
 from snowfield.errors import InvalidParams
@@ -65,6 +65,7 @@ def _typed(raw: bytes, fields: Any) -> Tx:
 
 def _build(raw: bytes, fields: Any, sender: bytes | None) -> Tx:
     tx_type = 0 if raw[0] >= 0xC0 else raw[0]
+    authorizations: tuple[Authorization, ...] = ()
     if not isinstance(fields, list):
         raise InvalidParams("rlp: expected input list for types.Transaction")
     want = {0: 9, 1: 11, 2: 12, 4: 13}[tx_type]
@@ -89,6 +90,8 @@ def _build(raw: bytes, fields: Any, sender: bytes | None) -> Tx:
             chain, nonce, tip, fee, gas, to, value, data, access = fields[:9]
             y, r, s = fields[-3:]
             max_fee, max_tip = _int(fee), _int(tip)
+            if tx_type == 4:
+                authorizations = _authorizations(fields[9])
         chain_id = _int(chain)
         parity = _int(y)
         signing = keccak(bytes([tx_type]) + rlp_encode(fields[:-3]))
@@ -122,6 +125,7 @@ def _build(raw: bytes, fields: Any, sender: bytes | None) -> Tx:
         r=r_int,
         s=s_int,
         evm_factory=_factory(raw) if given is None else _factory_as(raw, given),
+        authorizations=authorizations,
     )
 
 
@@ -167,3 +171,54 @@ def _access_list(value: Any) -> tuple[tuple[bytes, tuple[int, ...]], ...]:
             raise InvalidParams("rlp: invalid access list storage key")
         out.append((bytes(entry[0]), tuple(int.from_bytes(k, "big") for k in keys)))
     return tuple(out)
+
+
+def _authorizations(value: Any) -> tuple[Authorization, ...]:
+    if not isinstance(value, list):
+        raise InvalidParams("rlp: expected input list for []types.SetCodeAuthorization")
+    out = []
+    for entry in value:
+        if not isinstance(entry, list) or len(entry) != 6:
+            raise InvalidParams("rlp: invalid set-code authorization")
+        chain, address, nonce, y, r, s = entry
+        if not isinstance(address, bytes) or len(address) != 20:
+            raise InvalidParams("rlp: input string too long for common.Address")
+        out.append(
+            Authorization(_int(chain), address, _int(nonce, 64), _int(y, 8), _int(r), _int(s))
+        )
+    return tuple(out)
+
+
+def encode_unsigned(fields: dict[str, Any]) -> bytes:
+    """A transaction given as eth_account fields, encoded with a zero signature, as geth's
+    eth_fillTransaction returns it (hex strings for to, data and addresses)."""
+    tx_type = int(fields.get("type", 0))
+    head = [fields["nonce"]]
+    if tx_type == 0:
+        body = [*head, fields["gasPrice"]]
+    elif tx_type == 1:
+        body = [fields["chainId"], *head, fields["gasPrice"]]
+    else:
+        body = [fields["chainId"], *head, fields["maxPriorityFeePerGas"], fields["maxFeePerGas"]]
+    body += [fields["gas"], _hex(fields.get("to")), fields["value"], _hex(fields["data"])]
+    if tx_type >= 1:
+        body.append(
+            [
+                [_hex(a["address"]), [_hex(k) for k in a["storageKeys"]]]
+                for a in fields.get("accessList", [])
+            ]
+        )
+    if tx_type == 4:
+        body.append(
+            [
+                [a["chainId"], _hex(a["address"]), a["nonce"], a["yParity"], a["r"], a["s"]]
+                for a in fields["authorizationList"]
+            ]
+        )
+    body += [0, 0, 0]
+    encoded = rlp_encode(body)
+    return encoded if tx_type == 0 else bytes([tx_type]) + encoded
+
+
+def _hex(value: str | None) -> bytes:
+    return bytes.fromhex(value[2:]) if value else b""
