@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from web3 import AsyncWeb3
 from web3.providers.persistent import WebSocketProvider
 
+from snowfield.crypto.hashing import keccak
 from snowfield.testing import DevnetProcess, RunningNode, free_port, serve_anvil, serve_devnet
 from tests.bytecode import STORE, STORE_TOPIC, word
 from tests.helpers import rpc_reply, signed_transfer
@@ -22,11 +24,21 @@ B = "0x00000000000000000000000000000000000000b2"
 TO = "0x3333333333333333333333333333333333333333"
 DEV0 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
 WORD_7 = "0x" + "00" * 31 + "07"
-BAD_ROOT = b'{"format":"snowfield-state/1","root":"0x' + b"ab" * 32 + b'","nodes":{}}'
 
 
 def hb(value: bytes) -> str:
     return "0x" + value.hex()
+
+
+def dump(root: bytes, nodes: dict[bytes, bytes]) -> str:
+    body = {"format": "snowfield-state/1", "root": hb(root), "nodes": {}}
+    body["nodes"] = {hb(k): hb(v) for k, v in nodes.items()}
+    return hb(json.dumps(body).encode())
+
+
+MISSING_ROOT = dump(b"\xab" * 32, {})
+GARBAGE_ROOT = dump(keccak(b"\x00"), {keccak(b"\x00"): b"\x00"})
+FORGED_NODE = dump(b"\xab" * 32, {b"\xab" * 32: bytes.fromhex("c0")})
 
 
 def rpc(url: str, method: str, *params: Any) -> Any:
@@ -219,7 +231,9 @@ def test_impersonated_senders_get_distinct_hashes(devnet: RunningNode) -> None:
         ("anvil_mine", ["0x" + "f" * 16], -32000),
         ("evm_setBlockGasLimit", ["0x0"], -32000),
         ("anvil_loadState", ["0x1234"], -32000),
-        ("anvil_loadState", ["0x" + BAD_ROOT.hex()], -32000),
+        ("anvil_loadState", [MISSING_ROOT], -32000),
+        ("anvil_loadState", [GARBAGE_ROOT], -32000),
+        ("anvil_loadState", [FORGED_NODE], -32000),
         ("anvil_reset", [{"forking": {"jsonRpcUrl": "http://127.0.0.1:1"}}], -32000),
         ("hardhat_setMinGasPrice", ["0x1"], -32602),
     ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import ChainMap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -48,6 +49,7 @@ from snowfield.chains.evm.model import (
     c_chain_header,
     encode_block,
 )
+from snowfield.chains.evm.state_dump import check_state
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 
@@ -454,8 +456,7 @@ class EvmChain:
     def load_nodes(self, root: bytes, nodes: dict[bytes, bytes]) -> None:
         """Makes the state at `root` (whose trie nodes and code are `nodes`) the head's."""
         with self._mining, self._write:
-            if root not in nodes and root not in self.store.recording.data:
-                raise InvalidParams("state root of the dump is not among its nodes")
+            check_state(ChainMap(nodes, self.store.recording.data), root)
             for key, value in nodes.items():
                 self.store.recording[key] = value
             self._set_head_state(root)

@@ -12,6 +12,8 @@ from typing import Any
 import rlp
 
 from snowfield.chains.evm.execution.accounts import BLANK_STORAGE_ROOT, EMPTY_CODE_HASH
+from snowfield.crypto.hashing import keccak
+from snowfield.errors import InvalidParams
 
 
 def reachable(data: Mapping[bytes, bytes], root: bytes) -> dict[bytes, bytes]:
@@ -19,6 +21,18 @@ def reachable(data: Mapping[bytes, bytes], root: bytes) -> dict[bytes, bytes]:
     out: dict[bytes, bytes] = {}
     _walk(data, root, out, accounts=True)
     return out
+
+
+def check_state(data: Mapping[bytes, bytes], root: bytes) -> None:
+    """Raises InvalidParams unless every node and code under `root` is present, well formed
+    and stored under its own hash: a loaded state must never fail a later read."""
+    try:
+        nodes = reachable(data, root)
+    except (KeyError, IndexError, TypeError, ValueError, rlp.DecodingError):
+        raise InvalidParams("state dump is incomplete or malformed") from None
+    for key, value in nodes.items():
+        if keccak(value) != key:
+            raise InvalidParams(f"state dump node 0x{key.hex()} is not stored under its hash")
 
 
 def _walk(data: Mapping[bytes, bytes], ref: Any, out: dict[bytes, bytes], accounts: bool) -> None:
