@@ -6,6 +6,7 @@ import threading
 import time
 from collections import ChainMap
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -460,6 +461,12 @@ class EvmChain:
             for key, value in nodes.items():
                 self.store.recording[key] = value
             self._set_head_state(root)
+
+    @contextmanager
+    def quiesced(self) -> Iterator[None]:
+        """Holds block production and admission: the head and the mempool stand still."""
+        with self._mining, self._write:
+            yield
 
     def drop_pending(self, tx_hash: bytes) -> bool:
         """Removes a transaction from the mempool; False when it is not there."""

@@ -35,15 +35,16 @@ class Snapshots:
     def take(self) -> int:
         """Records the chain as it is now; call on the chain's writer."""
         chain = self.chain
-        head = chain.head
-        self._taken[self._next_id] = Snapshot(
-            head.number,
-            chain.root_of(head),
-            chain.mempool.copy(),
-            chain.time_offset,
-            chain.next_timestamp,
-            chain.params,
-        )
+        with chain.quiesced():
+            head = chain.head
+            self._taken[self._next_id] = Snapshot(
+                head.number,
+                chain.root_of(head),
+                chain.mempool.copy(),
+                chain.time_offset,
+                chain.next_timestamp,
+                chain.params,
+            )
         self._next_id += 1
         return self._next_id - 1
 
@@ -55,11 +56,12 @@ class Snapshots:
         for later in [i for i in self._taken if i >= ident]:
             del self._taken[later]
         chain = self.chain
-        chain.rewind(snapshot.height, snapshot.root)
-        chain.mempool.restore(snapshot.pool)
-        chain.time_offset = snapshot.time_offset
-        chain.next_timestamp = snapshot.next_timestamp
-        chain.params = snapshot.params
+        with chain.quiesced():
+            chain.rewind(snapshot.height, snapshot.root)
+            chain.mempool.restore(snapshot.pool)
+            chain.time_offset = snapshot.time_offset
+            chain.next_timestamp = snapshot.next_timestamp
+            chain.params = snapshot.params
         return True
 
     def clear(self) -> None:

@@ -10,6 +10,7 @@ import orjson
 
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.edits import AccountEdit
+from snowfield.chains.evm.mempool import Mempool
 from snowfield.chains.evm.snapshots import Snapshots
 from snowfield.chains.evm.state_dump import reachable
 from snowfield.errors import InvalidParams
@@ -113,8 +114,9 @@ def _number(value: Any) -> int:
 
 def _reset(rt: EvmRuntime, snapshots: Snapshots) -> None:
     chain = rt.chain
-    chain.rewind(0)
-    chain.mempool.restore(type(chain.mempool)())
-    chain.reset_block_params()
+    with chain.quiesced():
+        chain.rewind(0)
+        chain.mempool.restore(Mempool())
+        chain.reset_block_params()
     snapshots.clear()
     rt.impersonation.clear()
