@@ -62,6 +62,8 @@ def devnet(
     ] = 43_200,
     batch_request_limit: Annotated[int, _opt("batch-request-limit", min=1)] = 40,
     max_request_bytes: Annotated[int, _opt("max-request-bytes", min=1024)] = 5 * 1024 * 1024,
+    rpc_gas_cap: Annotated[int, _opt("rpc-gas-cap", min=0)] = 50_000_000,
+    rpc_evm_timeout: Annotated[float, _opt("rpc-evm-timeout", min=0)] = 5.0,
     health_check_frequency: Annotated[float, _opt("health-check-frequency", min=0.1)] = 30.0,
     health_min_disk_bytes: Annotated[int, _opt("health-min-disk-bytes", min=0)] = 512 * 1024 * 1024,
     fsync: Annotated[bool, _opt("fsync")] = False,

@@ -82,6 +82,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "max-request-bytes", 5 * 1024 * 1024, "Largest JSON-RPC request body accepted.", "devnet"
     ),
+    Setting(
+        "rpc-gas-cap",
+        50_000_000,
+        "Most gas one eth_call or eth_estimateGas may use; more is capped (0 = no cap).",
+        "devnet",
+    ),
+    Setting(
+        "rpc-evm-timeout",
+        5.0,
+        "Seconds one eth_call or eth_estimateGas may run before it is aborted (0 = no limit).",
+        "devnet",
+    ),
     Setting("health-check-frequency", 30.0, "Seconds between health check runs.", "devnet"),
     Setting(
         "health-min-disk-bytes",
@@ -223,6 +235,8 @@ class DevnetSettings:
     historical_proof_query_window: int = 43_200
     batch_request_limit: int = 40
     max_request_bytes: int = 5 * 1024 * 1024
+    rpc_gas_cap: int = 50_000_000
+    rpc_evm_timeout: float = 5.0
     health_check_frequency: float = 30.0
     health_min_disk_bytes: int = 512 * 1024 * 1024
     fsync: bool = False

@@ -40,6 +40,15 @@ class ExecutionReverted(SnowfieldError):
     """Raised when EVM execution reverted; `data` carries the revert bytes as 0x-hex."""
 
 
+class SimulationError(SnowfieldError):
+    """Raised when eth_simulateV1 cannot simulate its blocks; `reason` names geth's case
+    ("nonce too low", "insufficient funds", "block number", "client limit", ...)."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class Unavailable(SnowfieldError):
     """Raised when a dependency (node, database, peer) cannot serve the request now."""
 

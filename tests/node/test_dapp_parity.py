@@ -151,8 +151,21 @@ def test_overrides_keep_the_state_and_refuse_malformed_input(devnet: RunningNode
     bad = rpc_reply(devnet.rpc, "eth_call", {"to": target}, "latest", {target: {"balance": 5}})
     assert bad["error"]["code"] == -32602
     assert "OverrideAccount.balance of type hexutil.Big" in bad["error"]["message"]
+    basefee = {target: {"code": "0x4860005260206000f3"}}  # return basefee
+    block = {"baseFeePerGas": "0x64"}
+    paid = rpc_reply(
+        devnet.rpc,
+        "eth_call",
+        {"from": DEV0, "to": target, "gas": "0x10000", "gasPrice": "0x64"},
+        "latest",
+        basefee,
+        block,
+    )
+    assert int(paid["result"], 16) == 100
+    unpaid = rpc_reply(devnet.rpc, "eth_call", {"to": target}, "latest", basefee, block)
+    assert unpaid["error"]["code"] == -32000
     blob = rpc_reply(devnet.rpc, "eth_call", {"to": target}, "latest", None, {"blobBaseFee": "0x1"})
-    assert blob["error"]["code"] == -32602
+    assert blob["result"] == "0x"  # read and without effect: C-Chain blocks carry no blobs
 
 
 def _deploy(w3: Web3, runtime: bytes) -> str:

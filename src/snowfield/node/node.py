@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from snowfield.chains.evm.chain import EvmChain
+from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.evm.journal import Journal
 from snowfield.config import DevnetSettings
@@ -25,6 +26,7 @@ from snowfield.node.methods.keystore import Keystore
 from snowfield.node.methods.logs import log_methods
 from snowfield.node.methods.personal import personal_methods
 from snowfield.node.methods.signing import signing_methods
+from snowfield.node.methods.simulate import simulate_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
@@ -59,7 +61,10 @@ class Node:
             client_version=VERSION,
             alloc=tuple(Allocation(k.address, settings.balance * AVAX) for k in funded),
         )
-        chain = EvmChain(config, journal, genesis_time=settings.genesis_timestamp)
+        limits = CallLimits(settings.rpc_gas_cap, settings.rpc_evm_timeout)
+        chain = EvmChain(
+            config, journal, genesis_time=settings.genesis_timestamp, call_limits=limits
+        )
         self.c = EvmRuntime(chain, blockchain_id=self.ids.c_chain, block_time=settings.block_time)
         self.keystore = Keystore(funded)
         proofs = ProofPolicy(settings.pruning_enabled, settings.historical_proof_query_window)
@@ -73,6 +78,7 @@ class Node:
                 *access_list_methods(self.c),
                 *txpool_methods(self.c),
                 *debug_methods(self.c),
+                *simulate_methods(self.c),
                 *evm_methods(self.c),
                 *cheat_methods(self.c),
             ],

@@ -21,6 +21,9 @@ from snowfield.node.subscriptions import SubscriptionHub
 
 log = logging.getLogger("snowfield.node")
 T = TypeVar("T")
+# Threads for calls, estimates and traces: each call is bounded by the RPC time limit, and
+# enough of them let a normal call through while a few slow ones run out their time.
+READERS = 8
 
 
 class EvmRuntime:
@@ -41,7 +44,7 @@ class EvmRuntime:
         self.hub = SubscriptionHub()
         self.impersonation = Impersonation()
         self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"chain-{chain.config.alias}")
-        self._readers = ThreadPoolExecutor(2, thread_name_prefix=f"exec-{chain.config.alias}")
+        self._readers = ThreadPoolExecutor(READERS, thread_name_prefix=f"exec-{chain.config.alias}")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = 0
         self._timer: asyncio.Task[None] | None = None

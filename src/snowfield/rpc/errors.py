@@ -8,6 +8,7 @@ from snowfield.errors import (
     ExecutionReverted,
     InvalidRequest,
     MethodNotFound,
+    SimulationError,
     SnowfieldError,
 )
 
@@ -19,6 +20,20 @@ INTERNAL_ERROR = -32603
 SERVER_ERROR = -32000
 RESPONSE_TOO_LARGE = -32003
 REVERTED = 3
+VM_ERROR = -32015  # a simulated call's failure other than a revert (eth_simulateV1)
+# geth's eth_simulateV1 codes, by SimulationError.reason.
+SIMULATION_CODES = {
+    "nonce too low": -38010,
+    "nonce too high": -38011,
+    "fee cap too low": -38012,
+    "intrinsic gas": -38013,
+    "insufficient funds": -38014,
+    "block gas limit": -38015,
+    "block number": -38020,
+    "block timestamp": -38021,
+    "client limit": -38026,
+    "invalid params": INVALID_PARAMS,
+}
 
 
 class ParamError(SnowfieldError):
@@ -29,6 +44,8 @@ def error_object(exc: BaseException) -> dict[str, Any]:
     """The JSON-RPC error member for an exception raised while serving a call."""
     if isinstance(exc, ExecutionReverted):
         return {"code": REVERTED, "message": exc.message, "data": exc.data}
+    if isinstance(exc, SimulationError):
+        return {"code": SIMULATION_CODES.get(exc.reason, SERVER_ERROR), "message": exc.message}
     if isinstance(exc, ParamError):
         return {"code": INVALID_PARAMS, "message": exc.message}
     if isinstance(exc, MethodNotFound):

@@ -5,9 +5,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import ChainMap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from snowfield.chains.evm import records
@@ -17,9 +18,22 @@ from snowfield.chains.evm.execution.accesslist import (
     create_access_list,
 )
 from snowfield.chains.evm.execution.accounts import AccountFields
-from snowfield.chains.evm.execution.call import TX_GAS, CallArgs, execute_call
+from snowfield.chains.evm.execution.call import (
+    TX_GAS,
+    CallArgs,
+    CallLimits,
+    execute_call,
+    gas_used,
+)
+from snowfield.chains.evm.execution.deadline import CallState, CallTimeout, deadline, go_duration
 from snowfield.chains.evm.execution.edits import AccountEdit, apply_edits
-from snowfield.chains.evm.execution.overrides import NO_OVERRIDES, CallOverrides
+from snowfield.chains.evm.execution.hooks import silence
+from snowfield.chains.evm.execution.overrides import (
+    NO_BLOCK_OVERRIDES,
+    BlockOverrides,
+    StateOverrides,
+    apply_state_overrides,
+)
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import (
     BlockBuilder,
@@ -34,12 +48,14 @@ from snowfield.chains.evm.execution.state import (
     output_of,
     revert_reason,
 )
-from snowfield.chains.evm.execution.tracer import call_frame, tracing_state_class
+from snowfield.chains.evm.execution.tracing import Tracer, TxStart
 from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
 from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
 from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
+from snowfield.chains.evm.headers import executed_header
 from snowfield.chains.evm.journal import Journal
+from snowfield.chains.evm.limits import check_pool_sizes
 from snowfield.chains.evm.mempool import Mempool
 from snowfield.chains.evm.model import (
     ZERO_HASH,
@@ -50,11 +66,13 @@ from snowfield.chains.evm.model import (
     c_chain_header,
     encode_block,
 )
+from snowfield.chains.evm.simulation import SimBlock, SimOptions, SimulatedBlock, Simulator
 from snowfield.chains.evm.state_dump import check_state
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 
 BlockListener = Callable[[Block], None]
+DEFAULT_CALL_LIMITS = CallLimits()
 RewindListener = Callable[[int, tuple[Block, ...]], None]
 
 
@@ -93,8 +111,10 @@ class EvmChain:
         clock: Callable[[], float] = time.time,
         genesis_time: int | None = None,
         fast_transfers: bool = True,
+        call_limits: CallLimits = DEFAULT_CALL_LIMITS,
     ) -> None:
         self.config = config
+        self.call_limits = call_limits
         self.fast_transfers = fast_transfers
         self.journal = journal
         self.clock = clock
@@ -261,6 +281,7 @@ class EvmChain:
             )
         if tx.hash in self.mempool.by_hash or tx.hash in self._tx_loc:
             raise Conflict("already known")
+        check_pool_sizes(tx.to is None, len(tx.data), len(tx.raw))
         if tx.gas > self.params.gas_limit:
             raise InvalidParams("exceeds block gas limit")
         needed = intrinsic_gas(tx)
@@ -329,7 +350,9 @@ class EvmChain:
             block = None
             if included or allow_empty:
                 root = builder.finish()
-                header = self._header(parent, env, root, included, receipts, builder.gas_used)
+                header = executed_header(
+                    parent.hash, env, root, included, receipts, builder.gas_used
+                )
             with self._write:
                 for tx in rejected:
                     self.mempool.remove(tx)
@@ -382,33 +405,6 @@ class EvmChain:
             included.append(tx)
             receipts.append(applied.receipt)
         return included, receipts, rejected
-
-    def _header(
-        self,
-        parent: Block,
-        env: BlockEnv,
-        root: bytes,
-        txs: list[Tx],
-        receipts: list[Receipt],
-        gas_used: int,
-    ) -> Header:
-        bloom = 0
-        for receipt in receipts:
-            bloom |= int.from_bytes(receipt.bloom, "big")
-        return c_chain_header(
-            parent_hash=parent.hash,
-            coinbase=env.coinbase,
-            state_root=root,
-            tx_root=ordered_root([tx.raw for tx in txs]),
-            receipt_root=ordered_root([r.encode() for r in receipts]),
-            bloom=bloom.to_bytes(256, "big"),
-            difficulty=env.difficulty,
-            number=env.number,
-            gas_limit=env.gas_limit,
-            gas_used=gas_used,
-            timestamp=env.timestamp,
-            base_fee=env.base_fee,
-        )
 
     def _accept(
         self,
@@ -514,21 +510,30 @@ class EvmChain:
         block: Block,
         *,
         gas: int | None = None,
-        overrides: CallOverrides = NO_OVERRIDES,
+        prelude: CallPrelude | None = None,
     ) -> bytes:
-        """eth_call: the return data, or ExecutionReverted/InvalidParams."""
-        computation = self._run(args, block, gas or args.gas or self.config.gas_limit, overrides)
+        """eth_call: the return data, or ExecutionReverted/InvalidParams (also when the call
+        runs past the RPC time limit); `prelude` holds the state and block overrides."""
+        with self._time_limited():
+            run_gas = gas or self.call_limits.call_gas(args.gas)
+            computation = self._run(args, block, run_gas, prelude)
         if computation.is_error:
             raise _execution_error(computation)
         return output_of(computation)
 
-    def estimate_gas(
-        self, args: CallArgs, block: Block, overrides: CallOverrides = NO_OVERRIDES
+    def estimate_gas(self, args: CallArgs, block: Block, prelude: CallPrelude | None = None) -> int:
+        """Smallest gas limit with which the call succeeds (binary search, as geth), searched
+        below the request's gas (else the block's limit) and the RPC gas cap."""
+        cap = args.gas if args.gas and args.gas >= TX_GAS else block.header.gas_limit
+        cap = min(cap, self.call_limits.gas_cap) if self.call_limits.gas_cap else cap
+        with self._time_limited():
+            return self._search_gas(args, block, cap, prelude)
+
+    def _search_gas(
+        self, args: CallArgs, block: Block, cap: int, prelude: CallPrelude | None
     ) -> int:
-        """Smallest gas limit with which the call succeeds (binary search, as geth)."""
-        cap = args.gas or self.config.gas_limit
         high = cap
-        computation = self._run(args, block, high, overrides)
+        computation = self._run(args, block, high, prelude)
         if computation.is_error:
             if is_revert(computation):
                 raise _execution_error(computation)
@@ -536,15 +541,26 @@ class EvmChain:
         low = TX_GAS - 1
         while low + 1 < high:
             mid = (low + high) // 2
-            if self._succeeds(args, block, mid, overrides):
+            if self._succeeds(args, block, mid, prelude):
                 high = mid
             else:
                 low = mid
         return high
 
-    def _succeeds(self, args: CallArgs, block: Block, gas: int, overrides: CallOverrides) -> bool:
+    @contextmanager
+    def _time_limited(self) -> Iterator[None]:
+        timeout = self.call_limits.timeout
         try:
-            return not self._run(args, block, gas, overrides).is_error
+            with deadline(timeout):
+                yield
+        except CallTimeout:
+            raise InvalidParams(f"execution aborted (timeout = {go_duration(timeout)})") from None
+
+    def _succeeds(
+        self, args: CallArgs, block: Block, gas: int, prelude: CallPrelude | None
+    ) -> bool:
+        try:
+            return not self._run(args, block, gas, prelude).is_error
         except InvalidParams:  # below intrinsic gas
             return False
 
@@ -555,22 +571,36 @@ class EvmChain:
         def run(traced: CallArgs, gas: int) -> Any:
             return self._run(traced, block, gas, state_class=AccessListState)
 
-        return create_access_list(run, args, args.gas or self.config.gas_limit, nonce)
+        with self._time_limited():
+            return create_access_list(run, args, self.call_limits.call_gas(args.gas), nonce)
 
     def _run(
         self,
         args: CallArgs,
         block: Block,
         gas: int,
-        overrides: CallOverrides = NO_OVERRIDES,
-        state_class: StateClass | None = None,
+        prelude: CallPrelude | None = None,
+        state_class: StateClass = CallState,
     ) -> Any:
+        self._check_chain_id(args)
+        env = self.call_env(block)
+        prepare = None
+        if prelude is not None:
+            env = prelude.block.apply(env)
+            prepare = partial(apply_state_overrides, overrides=prelude.state)
+        root = self.root_of(block)
+        return execute_call(self.store, root, env, args, gas, state_class, prepare)
+
+    def _check_chain_id(self, args: CallArgs) -> None:
         if args.chain_id is not None and args.chain_id != self.config.chain_id:
             raise InvalidParams(
                 f"chainId does not match node's (have={args.chain_id}, want={self.config.chain_id})"
             )
-        # As geth: the call sees the block's own context, with no base fee charged.
-        env = BlockEnv(
+
+    def call_env(self, block: Block) -> BlockEnv:
+        """The environment a call on `block`'s state sees: the block's own, with no base fee
+        charged (as geth)."""
+        return BlockEnv(
             number=block.number,
             timestamp=block.header.timestamp,
             coinbase=block.header.coinbase,
@@ -579,16 +609,12 @@ class EvmChain:
             chain_id=self.config.chain_id,
             prev_hashes=self.ancestors(block.number),
         )
-        env = overrides.block.apply(env)
-        root = self.root_of(block)
-        if state_class is not None:
-            return execute_call(self.store, root, env, args, gas, state_class, overrides)
-        return execute_call(self.store, root, env, args, gas, overrides=overrides)
 
     # -- tracing -----------------------------------------------------------------------
 
-    def trace_block(self, block: Block) -> list[dict[str, Any]]:
-        """callTracer frames for every transaction of an accepted block."""
+    def trace_block(self, block: Block, tracer: Tracer, only: int | None = None) -> list[Any]:
+        """Replays an accepted block with every transaction (or the one at index `only`)
+        under `tracer`; the results in order."""
         if block.number == 0:
             return []
         parent = self.blocks[block.number - 1]
@@ -601,28 +627,66 @@ class EvmChain:
             self.store.scratch(),
             self.pre_root(block),
             env,
-            tracing_state_class(),
+            tracer.state_class,
             fast_transfers=False,
         )
-        frames = []
-        for tx, receipt in zip(block.txs, block.receipts, strict=True):
-            applied = builder.apply(tx)
-            frames.append(
-                call_frame(
-                    applied.computation,
-                    top_type="CREATE" if tx.to is None else "CALL",
-                    gas=tx.gas,
-                    gas_used=receipt.gas_used,
-                    to_hex=lambda b: "0x" + b.hex(),
-                )
-            )
-        return frames
+        results, log_index = [], 0
+        pairs = list(zip(block.txs, block.receipts, strict=True))
+        for index, (tx, receipt) in enumerate(pairs if only is None else pairs[: only + 1]):
+            if only is not None and index < only:
+                silence(builder.state)
+                builder.apply(tx)
+                log_index += len(receipt.logs)
+                continue
+            start = TxStart(tx.sender, tx.to, tx.gas, env.coinbase, log_index)
+            trace = tracer.start(builder.state, start)
+            with self._time_limited():  # per traced transaction, as geth's trace timeout
+                applied = builder.apply(tx)
+            assert applied.computation is not None  # fast transfers are off
+            results.append(trace.result(builder.state, applied.computation, receipt.gas_used))
+            log_index += len(receipt.logs)
+        return results
 
-    def trace_tx(self, tx_hash: bytes) -> dict[str, Any]:
+    def trace_tx(self, tx_hash: bytes, tracer: Tracer) -> Any:
         loc = self.locate(tx_hash)
         if loc is None:
             raise NotFound(f"transaction 0x{tx_hash.hex()} not found")
-        return self.trace_block(loc.block)[loc.index]
+        return self.trace_block(loc.block, tracer, only=loc.index)[0]
+
+    def trace_call(self, args: CallArgs, block: Block, tracer: Tracer, pre: CallPrelude) -> Any:
+        """debug_traceCall: the call on `block`'s state, with overrides, under `tracer`."""
+        self._check_chain_id(args)
+        env = pre.block.apply(self.call_env(block))
+        gas = self.call_limits.call_gas(args.gas)
+        started: list[tuple[Any, Any]] = []
+
+        def prepare(state: Any) -> None:
+            apply_state_overrides(state, pre.state)
+            start = TxStart(args.sender, args.to, gas, env.coinbase)
+            started.append((state, tracer.start(state, start)))
+
+        with self._time_limited():
+            computation = execute_call(
+                self.store, self.root_of(block), env, args, gas, tracer.state_class, prepare
+            )
+            ((state, trace),) = started
+            return trace.result(state, computation, gas_used(gas, computation))
+
+    def simulate(
+        self, base: Block, blocks: Sequence[SimBlock], options: SimOptions
+    ) -> list[SimulatedBlock]:
+        """eth_simulateV1: `blocks` of calls simulated on top of `base`, within the RPC time
+        limit; nothing is kept."""
+        with self._time_limited():
+            return Simulator(self, base, options).run(blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class CallPrelude:
+    """What a call changes before it runs: geth's state and block overrides."""
+
+    state: StateOverrides = field(default_factory=dict)
+    block: BlockOverrides = NO_BLOCK_OVERRIDES
 
 
 def _execution_error(computation: Any) -> Exception:

@@ -6,8 +6,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from snowfield.chains.evm.chain import CallPrelude
 from snowfield.chains.evm.execution.call import CallArgs
-from snowfield.chains.evm.execution.overrides import AccountOverride, BlockOverrides, CallOverrides
+from snowfield.chains.evm.execution.overrides import (
+    NO_BLOCK_OVERRIDES,
+    BlockOverrides,
+    StateOverrides,
+)
 from snowfield.chains.evm.model import Block
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.node.methods import params as p
@@ -24,7 +29,6 @@ from snowfield.node.runtime import EvmRuntime
 from snowfield.rpc.dispatch import Method, Param
 
 LATEST = p.LATEST
-StateOverride = tuple[tuple[bytes, AccountOverride], ...]
 PRUNING_WINDOW = 32
 
 
@@ -159,18 +163,18 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
         return [receipt_json(block, i) for i in range(len(block.txs))]
 
     async def call(
-        args: CallArgs, ref: p.BlockRef, state: StateOverride, block_over: BlockOverrides
+        args: CallArgs, ref: p.BlockRef, state: StateOverrides, block_over: BlockOverrides
     ) -> str:
         block = rt.resolve(ref)
-        overrides = CallOverrides(state, block_over)
-        return hb(await rt.compute(partial(chain.call, overrides=overrides), args, block))
+        prelude = CallPrelude(state, block_over)
+        return hb(await rt.compute(partial(chain.call, prelude=prelude), args, block))
 
     async def estimate_gas(
-        args: CallArgs, ref: p.BlockRef, state: StateOverride, block_over: BlockOverrides
+        args: CallArgs, ref: p.BlockRef, state: StateOverrides, block_over: BlockOverrides
     ) -> str:
         block = rt.resolve(ref)
-        overrides = CallOverrides(state, block_over)
-        return hx(await rt.compute(chain.estimate_gas, args, block, overrides))
+        prelude = CallPrelude(state, block_over)
+        return hx(await rt.compute(chain.estimate_gas, args, block, prelude))
 
     async def send_raw(raw: bytes) -> str:
         tx = await rt.send_raw(raw)
@@ -290,8 +294,8 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             (
                 Param("args", call_args),
                 opt_block,
-                Param("stateOverrides", state_overrides, ()),
-                Param("blockOverrides", block_overrides, BlockOverrides()),
+                Param("stateOverrides", state_overrides, {}),
+                Param("blockOverrides", block_overrides, NO_BLOCK_OVERRIDES),
             ),
         ),
         Method(
@@ -300,8 +304,8 @@ def eth_methods(rt: EvmRuntime, proofs: ProofPolicy, accounts: list[bytes]) -> l
             (
                 Param("args", call_args),
                 opt_block,
-                Param("stateOverrides", state_overrides, ()),
-                Param("blockOverrides", block_overrides, BlockOverrides()),
+                Param("stateOverrides", state_overrides, {}),
+                Param("blockOverrides", block_overrides, NO_BLOCK_OVERRIDES),
             ),
         ),
         Method("eth_sendRawTransaction", send_raw, (Param("tx", p.data),)),

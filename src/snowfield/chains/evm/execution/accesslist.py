@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth.abc import ComputationAPI
-from eth.vm.forks.prague import PragueVM
 from eth.vm.forks.prague.computation import PragueComputation
 
 from snowfield.chains.evm.execution.accounts import State as FastState
-from snowfield.chains.evm.execution.call import AccessTuple, CallArgs
+from snowfield.chains.evm.execution.call import AccessTuple, CallArgs, gas_used
+from snowfield.chains.evm.execution.deadline import InterruptibleComputation
 from snowfield.chains.evm.execution.state import error_text
 from snowfield.crypto.hashing import keccak
 from snowfield.formats.rlp import encode as rlp_encode
@@ -62,10 +62,10 @@ class _Watch:
         self.inner(computation)
 
 
-class AccessListComputation(PragueComputation):
+class AccessListComputation(InterruptibleComputation):
     opcodes = {
         code: (_Watch(fn, code) if code in _ADDRESS_DEPTH or code in _SLOT_OPS else fn)
-        for code, fn in PragueComputation.opcodes.items()
+        for code, fn in InterruptibleComputation.opcodes.items()
     }
 
 
@@ -104,7 +104,7 @@ def create_access_list(
         if found == current:
             break
         current = found
-    used = _gas_used(computation, gas)
+    used = gas_used(gas, computation)
     return AccessListResult(_tuples(current), used, error_text(computation))
 
 
@@ -123,8 +123,3 @@ def _initial(entries: tuple[AccessTuple, ...], excluded: set[bytes]) -> Touched:
 
 def _tuples(touched: Touched) -> tuple[AccessTuple, ...]:
     return tuple(AccessTuple(a, tuple(sorted(slots))) for a, slots in touched.items())
-
-
-def _gas_used(computation: ComputationAPI, gas: int) -> int:
-    consumed = gas - computation.get_gas_remaining() + computation.data_floor_gas
-    return int(consumed - PragueVM.calculate_net_gas_refund(consumed, computation.get_gas_refund()))

@@ -2,22 +2,51 @@
 
 from __future__ import annotations
 
+import logging
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from eth.abc import ComputationAPI
+from eth.exceptions import VMError
+from eth.vm.forks.prague import PragueVM
 from eth.vm.forks.prague.state import PragueState
 from eth.vm.forks.prague.transactions import Authorization as PragueAuthorization
 from eth.vm.forks.prague.transactions import PragueTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError as UtilsValidationError
 
-from snowfield.chains.evm.execution.overrides import NO_OVERRIDES, CallOverrides
+from snowfield.chains.evm.execution.deadline import CallState
 from snowfield.chains.evm.execution.state import BlockEnv, StateStore, scratch_state
+from snowfield.chains.evm.limits import check_initcode
 from snowfield.chains.evm.model import Authorization as Authorization
 from snowfield.errors import InvalidParams
 
+log = logging.getLogger("snowfield.evm")
+_INTRINSIC_SHORT = re.compile(r"gas cannot be negative: Got: (-\d+)")
 TX_GAS = 21_000
+UNCAPPED_GAS = 2**63 - 1  # geth's MaxUint64 / 2, when no cap is set
+
+
+@dataclass(frozen=True, slots=True)
+class CallLimits:
+    """geth's RPCGasCap and RPCEVMTimeout: how much gas and time one eth_call or
+    eth_estimateGas may use (0 = no limit)."""
+
+    gas_cap: int = 50_000_000
+    timeout: float = 5.0
+
+    def call_gas(self, requested: int | None) -> int:
+        """The gas an eth_call runs with: the request's, else the cap, never above it."""
+        gas = requested or self.gas_cap or UNCAPPED_GAS
+        if self.gas_cap and gas > self.gas_cap:
+            log.warning(
+                "Caller gas above allowance, capping requested=%d cap=%d", gas, self.gas_cap
+            )
+            return self.gas_cap
+        return gas
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,21 +107,30 @@ def execute_call(
     env: BlockEnv,
     args: CallArgs,
     gas: int,
-    state_class: type[PragueState] = PragueState,
-    overrides: CallOverrides = NO_OVERRIDES,
+    state_class: type[PragueState] = CallState,
+    prepare: Callable[[PragueState], None] | None = None,
 ) -> ComputationAPI:
-    """Runs the call on a scratch copy of the state at `root` (with the block overrides
-    already in `env`, the state overrides applied here); raises InvalidParams if it could not
-    start (funds, intrinsic gas)."""
+    """Runs the call on a scratch copy of the state at `root` (given to `prepare` first, for
+    overrides and tracers); raises InvalidParams if it could not start (funds, intrinsic gas)."""
+    check_initcode(args.to is None, len(args.data))
     state = scratch_state(store, root, env, state_class)
-    overrides.apply_state(state)
+    if prepare is not None:
+        prepare(state)
     nonce = state.get_nonce(args.sender)
     unsigned = unsigned_message(args, nonce, gas, args.effective_gas_price(env.base_fee), env)
     spoofed = SpoofTransaction(unsigned, from_=args.sender)
     try:
         return state.apply_transaction(spoofed)
     except UtilsValidationError as exc:
-        raise InvalidParams(_validation_text(str(exc), args)) from exc
+        raise InvalidParams(_validation_text(str(exc), args, gas)) from exc
+    except VMError as exc:  # raised before the first frame runs (initcode, intrinsic gas)
+        raise InvalidParams(_validation_text(str(exc), args, gas)) from exc
+
+
+def gas_used(gas: int, computation: ComputationAPI) -> int:
+    """What a call given `gas` is charged after refunds and the calldata floor, as the
+    receipt of the same transaction would say (py-evm reads only the transaction's gas)."""
+    return int(PragueVM.finalize_gas_used(SimpleNamespace(gas=gas), computation))
 
 
 def unsigned_message(args: CallArgs, nonce: int, gas: int, price: int, env: BlockEnv) -> Any:
@@ -121,8 +159,20 @@ def unsigned_message(args: CallArgs, nonce: int, gas: int, price: int, env: Bloc
     )
 
 
-def _validation_text(text: str, args: CallArgs) -> str:
+def intrinsic_shortfall(text: str, gas: int) -> str | None:
+    """geth's text for a call given less than its intrinsic gas, from py-evm's message
+    ("... gas cannot be negative: Got: <gas - intrinsic>"); None for any other failure."""
+    short = _INTRINSIC_SHORT.search(text)
+    if short is None:
+        return None
+    return f"intrinsic gas too low: have {gas}, want {gas - int(short.group(1))}"
+
+
+def _validation_text(text: str, args: CallArgs, gas: int) -> str:
     lowered = text.lower()
+    shortfall = intrinsic_shortfall(text, gas)
+    if shortfall is not None:
+        return shortfall
     if "intrinsic" in lowered:
         return f"intrinsic gas too low: {text}"
     if "balance" in lowered or "funds" in lowered:

@@ -1,10 +1,12 @@
-"""State and block overrides of eth_call and eth_estimateGas, applied to a scratch state."""
+"""geth's state and block overrides (eth_call, debug_traceCall, eth_simulateV1), applied to a
+scratch state and to the block environment a call runs in."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any
 
 from eth.vm.forks.prague.state import PragueState
 from eth_utils import to_checksum_address
@@ -12,74 +14,65 @@ from eth_utils import to_checksum_address
 from snowfield.chains.evm.execution.state import BlockEnv
 from snowfield.errors import InvalidParams
 
-T = TypeVar("T")
-Slots = tuple[tuple[int, int], ...]
-
 
 @dataclass(frozen=True, slots=True)
 class AccountOverride:
-    """What a call pretends about one account (geth's OverrideAccount); None = as it is."""
+    """What one account is made to hold before the call; `state` replaces the whole storage,
+    `state_diff` only the slots it names."""
 
     balance: int | None = None
     nonce: int | None = None
     code: bytes | None = None
-    state: Slots | None = None  # replaces the whole storage
-    state_diff: Slots | None = None  # replaces the named slots only
+    state: Mapping[int, int] | None = None
+    state_diff: Mapping[int, int] | None = None
 
-    def apply(self, state: PragueState, address: bytes) -> None:
-        if self.state is not None and self.state_diff is not None:
+
+StateOverrides = Mapping[bytes, AccountOverride]
+
+
+def apply_state_overrides(state: PragueState, overrides: StateOverrides) -> None:
+    for address, account in overrides.items():
+        if account.state is not None and account.state_diff is not None:
+            # As geth: found when applied (-32000), with the address in EIP-55 form.
             raise InvalidParams(
                 f"account {to_checksum_address(address)} has both 'state' and 'stateDiff'"
             )
-        if self.nonce is not None:
-            state.set_nonce(address, self.nonce)
-        if self.code is not None:
-            state.set_code(address, self.code)
-        if self.balance is not None:
-            state.set_balance(address, self.balance)
-        if self.state is not None:
+        if account.nonce is not None:
+            state.set_nonce(address, account.nonce)
+        if account.code is not None:
+            state.set_code(address, account.code)
+        if account.balance is not None:
+            state.set_balance(address, account.balance)
+        if account.state is not None:
             state.delete_storage(address)
-        for slot, value in self.state or self.state_diff or ():
+        for slot, value in {**(account.state or {}), **(account.state_diff or {})}.items():
             state.set_storage(address, slot, value)
+    # Invariant: the overrides are part of the state the call starts from, not of the call
+    # (a reverting call must not undo them).
+    state.lock_changes()
 
 
 @dataclass(frozen=True, slots=True)
 class BlockOverrides:
-    """What a call pretends about its block (geth's BlockOverrides); None = as it is."""
+    """The block fields a call may replace (None: the block's own)."""
 
     number: int | None = None
     time: int | None = None
     gas_limit: int | None = None
-    coinbase: bytes | None = None
+    fee_recipient: bytes | None = None
     prev_randao: bytes | None = None
     base_fee: int | None = None
 
     def apply(self, env: BlockEnv) -> BlockEnv:
-        return dataclasses.replace(
-            env,
-            number=_or(self.number, env.number),
-            timestamp=_or(self.time, env.timestamp),
-            gas_limit=_or(self.gas_limit, env.gas_limit),
-            coinbase=_or(self.coinbase, env.coinbase),
-            mix_hash=_or(self.prev_randao, env.mix_hash),
-            base_fee=_or(self.base_fee, env.base_fee),
-        )
+        changes: dict[str, Any] = {
+            "number": self.number,
+            "timestamp": self.time,
+            "gas_limit": self.gas_limit,
+            "coinbase": self.fee_recipient,
+            "mix_hash": self.prev_randao,
+            "base_fee": self.base_fee,
+        }
+        return dataclasses.replace(env, **{k: v for k, v in changes.items() if v is not None})
 
 
-def _or(value: T | None, default: T) -> T:
-    return default if value is None else value
-
-
-@dataclass(frozen=True, slots=True)
-class CallOverrides:
-    """Both kinds of override one call carries."""
-
-    accounts: tuple[tuple[bytes, AccountOverride], ...] = ()
-    block: BlockOverrides = BlockOverrides()
-
-    def apply_state(self, state: PragueState) -> None:
-        for address, account in self.accounts:
-            account.apply(state, address)
-
-
-NO_OVERRIDES = CallOverrides()
+NO_BLOCK_OVERRIDES = BlockOverrides()

@@ -13,7 +13,6 @@ from eth.db.atomic import AtomicDB
 from eth.vm.execution_context import ExecutionContext
 from eth.vm.forks.prague import PragueVM
 from eth.vm.forks.prague.state import PragueState
-from eth_utils import ValidationError as UtilsValidationError
 from trie import HexaryTrie
 
 from snowfield.chains.evm.execution.accounts import (
@@ -238,9 +237,9 @@ class BlockBuilder:
         snapshot = self.state.snapshot()
         try:
             computation = self.state.apply_transaction(tx.evm)
-        except UtilsValidationError as exc:
+        except Exception as exc:  # one transaction that cannot run must never fail the block
             self.state.revert(snapshot)
-            raise InvalidTx(str(exc)) from exc
+            raise InvalidTx(str(exc) or type(exc).__name__) from exc
         gas = int(PragueVM.finalize_gas_used(tx.evm, computation))
         self.gas_used += gas
         return Applied(
