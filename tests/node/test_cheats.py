@@ -312,3 +312,14 @@ def test_interval_mining_and_automine_switch(devnet: RunningNode) -> None:
     head = rpc(url, "eth_blockNumber")
     time.sleep(1.5)
     assert rpc(url, "eth_blockNumber") == head  # the timer stopped
+
+
+def test_calls_traces_and_simulations_see_edited_state(devnet: RunningNode) -> None:
+    url = devnet.rpc
+    rpc(url, "anvil_setCode", A, "0x60016000526001601ff3")  # returns 0x01
+    call = {"from": DEV0, "to": A}
+    assert rpc(url, "eth_call", call, "latest") == "0x01"
+    traced = rpc(url, "debug_traceCall", call, "latest", {"tracer": "callTracer"})
+    assert traced["output"] == "0x01"
+    simulated = rpc(url, "eth_simulateV1", {"blockStateCalls": [{"calls": [call]}]}, "latest")
+    assert simulated[0]["calls"][0]["returnData"] == "0x01"
