@@ -21,7 +21,7 @@ from rich.console import Console
 from snowfield import logs
 from snowfield.config import SETTINGS, IndexSettings, NetworkSettings
 from snowfield.crypto.keys import DEFAULT_MNEMONIC
-from snowfield.errors import SnowfieldError
+from snowfield.errors import InvalidParams, SnowfieldError
 from snowfield.server import HttpLimits, server_config
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
@@ -71,6 +71,9 @@ def devnet(
     health_check_frequency: Annotated[float, _opt("health-check-frequency", min=0.1)] = 30.0,
     health_min_disk_bytes: Annotated[int, _opt("health-min-disk-bytes", min=0)] = 512 * 1024 * 1024,
     fsync: Annotated[bool, _opt("fsync")] = False,
+    load_state: Annotated[Path | None, _opt("load-state")] = None,
+    dump_state: Annotated[Path | None, _opt("dump-state")] = None,
+    state: Annotated[Path | None, _opt("state")] = None,
     log_level: Annotated[str, _opt("log-level")] = "info",
     log_format: Annotated[str, _opt("log-format")] = "text",
 ) -> None:
@@ -127,6 +130,7 @@ async def _run_devnet(settings: NetworkSettings) -> None:
     from snowfield.node.app import create_node_app
 
     node = build_node(settings)
+    _load_state_file(node, settings.state_to_load)
     _tune_gc()
     server = uvicorn.Server(
         server_config(
@@ -149,6 +153,29 @@ async def _run_devnet(settings: NetworkSettings) -> None:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+    _dump_state_file(node, settings.state_to_dump)
+
+
+def _load_state_file(node: Any, path: Path | None) -> None:
+    from snowfield.node.methods.snapshots import load_state_blob
+
+    if path is not None:
+        try:
+            blob = path.read_bytes()
+        except OSError as exc:
+            raise InvalidParams(f"cannot read state file {path}: {exc.strerror}") from None
+        load_state_blob(node.c.chain, blob)
+
+
+def _dump_state_file(node: Any, path: Path | None) -> None:
+    """Written on a clean exit (as anvil); beside it, not in place, so a crash mid-write
+    leaves the previous file."""
+    from snowfield.node.methods.snapshots import dump_state_json
+
+    if path is not None:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(dump_state_json(node.c.chain))
+        tmp.replace(path)
 
 
 async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) -> None:

@@ -125,6 +125,16 @@ SETTINGS: tuple[Setting, ...] = (
         "fsync every accepted block (survives power loss, not only kill -9).",
         "devnet",
     ),
+    Setting(
+        "load-state",
+        None,
+        "State file (anvil_dumpState's JSON, ours or anvil's) loaded as the state of latest.",
+        "devnet",
+    ),
+    Setting("dump-state", None, "File the state of latest is written to on exit.", "devnet"),
+    Setting(
+        "state", None, "As anvil: --load-state if the file exists, and --dump-state.", "devnet"
+    ),
     Setting("log-level", "info", "Log level: debug, info, warn, error.", "devnet"),
     Setting("log-format", "text", "Log format: text or json (structured).", "devnet"),
     # snowfield index
@@ -296,6 +306,9 @@ class NetworkSettings:
     health_check_frequency: float = 30.0
     health_min_disk_bytes: int = 512 * 1024 * 1024
     fsync: bool = False
+    load_state: Path | None = None
+    dump_state: Path | None = None
+    state: Path | None = None
     log_level: str = "info"
     log_format: str = "text"
 
@@ -315,6 +328,17 @@ class NetworkSettings:
     def chains(self) -> tuple[EvmChainSettings, ...]:
         """The chains the network hosts, in registration order."""
         return (self.c_chain,)
+
+    @property
+    def state_to_load(self) -> Path | None:
+        """--load-state, else --state when that file exists (anvil's rule)."""
+        if self.load_state is not None:
+            return self.load_state
+        return self.state if self.state is not None and self.state.exists() else None
+
+    @property
+    def state_to_dump(self) -> Path | None:
+        return self.dump_state if self.dump_state is not None else self.state
 
 
 # The name the CLI command and existing callers know the network's settings by.

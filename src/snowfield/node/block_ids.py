@@ -23,6 +23,14 @@ class BlockIds:
         self._ids: list[bytes] = []
         self._by_id: dict[bytes, int] = {}
         self._lock = threading.Lock()
+        chain.on_rewind(self._rewind)
+
+    def _rewind(self, height: int, _cut: tuple[Block, ...]) -> None:
+        """Forgets the ids of the blocks a revert cut (evm_revert, anvil_reset)."""
+        with self._lock:
+            for container_id in self._ids[height + 1 :]:
+                del self._by_id[container_id]
+            del self._ids[height + 1 :]
 
     def _extend(self, number: int) -> None:
         with self._lock:

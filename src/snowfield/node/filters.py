@@ -54,6 +54,11 @@ class FilterRegistry:
             if f.kind == "pending":
                 f.pending.append(tx_hash)
 
+    def rewind(self, height: int) -> None:
+        """The chain was cut back to `height`: the blocks that replace the cut ones are new."""
+        for f in list(self._filters.values()):
+            f.cursor = min(f.cursor, height)
+
     def _expire(self) -> None:
         now = self._clock()
         for ident in [i for i, f in self._filters.items() if now - f.touched > FILTER_TIMEOUT]:

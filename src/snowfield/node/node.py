@@ -17,6 +17,7 @@ from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import info_service
 from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
+from snowfield.node.methods.cheats import cheat_methods
 from snowfield.node.methods.debug import debug_methods
 from snowfield.node.methods.eth import ProofPolicy, eth_methods
 from snowfield.node.methods.evm import evm_methods
@@ -197,6 +198,7 @@ def evm_rpc_methods(
         *debug_methods(rt),
         *simulate_methods(rt),
         *evm_methods(rt),
+        *cheat_methods(rt),
     ]
 
 

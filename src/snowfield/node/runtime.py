@@ -16,6 +16,7 @@ from snowfield.chains.evm.model import Block, Tx
 from snowfield.errors import NotFound
 from snowfield.node.block_ids import BlockIds
 from snowfield.node.filters import FilterRegistry
+from snowfield.node.impersonation import Impersonation
 from snowfield.node.methods.params import BlockRef
 from snowfield.node.subscriptions import SubscriptionHub
 
@@ -43,6 +44,7 @@ class EvmRuntime:
         self.automine = block_time is None
         self.filters = FilterRegistry()
         self.hub = SubscriptionHub()
+        self.impersonation = Impersonation()
         self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"chain-{chain.config.alias}")
         self._readers = ThreadPoolExecutor(READERS, thread_name_prefix=f"exec-{chain.config.alias}")
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -50,6 +52,7 @@ class EvmRuntime:
         self._timer: asyncio.Task[None] | None = None
         self.block_listeners: list[Callable[[Block], None]] = []
         chain.subscribe(self._on_block_thread)
+        chain.on_rewind(self._on_rewind_thread)
 
     @property
     def alias(self) -> str:
@@ -58,8 +61,17 @@ class EvmRuntime:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
-        if self.block_time is not None:
-            self._timer = asyncio.create_task(self._mine_every(self.block_time))
+        self.set_interval(self.block_time)
+
+    def set_interval(self, seconds: float | None) -> None:
+        """Mines a block every `seconds` (None: no timer); call on the event loop."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.block_time = seconds
+        if seconds is not None:
+            self.automine = False
+            self._timer = asyncio.create_task(self._mine_every(seconds))
 
     async def stop(self) -> None:
         if self._timer is not None:
@@ -75,7 +87,10 @@ class EvmRuntime:
         return await asyncio.get_running_loop().run_in_executor(self._readers, fn, *args)
 
     async def send_raw(self, raw: bytes) -> Tx:
-        tx = decode_tx(raw)
+        return await self.send(decode_tx(raw))
+
+    async def send(self, tx: Tx) -> Tx:
+        """Admits a decoded transaction (and mines it in automine)."""
         if not self._submit_inline(tx):
             await self.write(self._submit, tx)
         self.filters.on_pending(tx.hash)
@@ -127,6 +142,12 @@ class EvmRuntime:
                 loop.call_soon_threadsafe(self._on_block, block)
         else:
             self._on_block(block)
+
+    def _on_rewind_thread(self, height: int, cut: tuple[Block, ...]) -> None:
+        self.filters.rewind(height)
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.hub.publish_removed, cut)
 
     def _on_block(self, block: Block) -> None:
         self.hub.publish_block(block)

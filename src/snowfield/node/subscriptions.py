@@ -100,6 +100,17 @@ class SubscriptionHub:
                 for log, tx_index, log_index in matching_logs(block, sub.criteria):
                     _notify(sub, log_json(log, block, block.txs[tx_index], tx_index, log_index))
 
+    def publish_removed(self, blocks: tuple[Block, ...]) -> None:
+        """As geth on a reorg: logs of blocks taken off the chain (evm_revert), newest
+        block first, flagged `removed`."""
+        for block in reversed(blocks):
+            for sub in list(self._subs.values()):
+                if sub.kind != "logs" or sub.criteria is None:
+                    continue
+                for log, tx_index, log_index in matching_logs(block, sub.criteria):
+                    tx = block.txs[tx_index]
+                    _notify(sub, log_json(log, block, tx, tx_index, log_index, removed=True))
+
     def publish_pending(self, tx: Tx) -> None:
         if not self._subs:
             return

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import ChainMap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -25,6 +26,7 @@ from snowfield.chains.evm.execution.call import (
     gas_used,
 )
 from snowfield.chains.evm.execution.deadline import CallState, CallTimeout, deadline, go_duration
+from snowfield.chains.evm.execution.edits import AccountEdit, apply_edits
 from snowfield.chains.evm.execution.hooks import silence
 from snowfield.chains.evm.execution.overrides import (
     NO_BLOCK_OVERRIDES,
@@ -65,11 +67,23 @@ from snowfield.chains.evm.model import (
     encode_block,
 )
 from snowfield.chains.evm.simulation import SimBlock, SimOptions, SimulatedBlock, Simulator
+from snowfield.chains.evm.state_dump import check_state
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 
 BlockListener = Callable[[Block], None]
 DEFAULT_CALL_LIMITS = CallLimits()
+RewindListener = Callable[[int, tuple[Block, ...]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockParams:
+    """What the next blocks are built with; cheat codes change it (not journaled: the
+    blocks themselves record what they were built with)."""
+
+    coinbase: bytes
+    gas_limit: int
+    base_fee: int | None = None  # the next block's only, then the fee rule again
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +124,12 @@ class EvmChain:
         self._by_hash: dict[bytes, Block] = {}
         self._tx_loc: dict[bytes, TxLocation] = {}
         self._listeners: list[BlockListener] = []
+        self._rewind_listeners: list[RewindListener] = []
+        # The state of `latest`: the head block's root, unless cheat codes edited it since.
+        self._head_root = b""
+        # Blocks built on an edited state: their parent's root is not their pre-state.
+        self._pre_roots: dict[int, bytes] = {}
+        self.params = BlockParams(BLACKHOLE, config.gas_limit)
         # _write guards the head and the mempool (held briefly); _mining serializes block
         # production, so the head cannot move while a block is being built.
         self._write = threading.RLock()
@@ -123,13 +143,17 @@ class EvmChain:
     # -- lifecycle ---------------------------------------------------------------------
 
     def _replay(self) -> bool:
-        found = False
         for record in self.journal.records():
-            block, writes = records.decode(record, self.config.chain_id)
-            self.store.load(writes)
-            self._link(block)
-            found = True
-        return found
+            decoded = records.decode_any(record, self.config.chain_id)
+            if isinstance(decoded, records.StateEdit):
+                self.store.load(decoded.writes)
+                self._head_root = decoded.root
+            elif isinstance(decoded, records.Rewind):
+                self._cut(decoded.height, decoded.root)
+            else:
+                self.store.load(decoded[1])
+                self._link(decoded[0])
+        return bool(self.blocks)
 
     def _create_genesis(self, timestamp: int) -> None:
         alloc = [(a.address, a.balance, a.code, dict(a.storage)) for a in self.config.alloc]
@@ -154,6 +178,10 @@ class EvmChain:
         """Calls `listener` (on the writer's thread) after each block is accepted."""
         self._listeners.append(listener)
 
+    def on_rewind(self, listener: RewindListener) -> None:
+        """Calls `listener(height, cut blocks)` after the chain is cut back to `height`."""
+        self._rewind_listeners.append(listener)
+
     # -- reads -------------------------------------------------------------------------
 
     @property
@@ -169,11 +197,20 @@ class EvmChain:
     def locate(self, tx_hash: bytes) -> TxLocation | None:
         return self._tx_loc.get(tx_hash)
 
+    def root_of(self, block: Block) -> bytes:
+        """The state root after `block`: for the head, as cheat codes may have left it."""
+        return self._head_root if block is self.head else block.header.state_root
+
+    def pre_root(self, block: Block) -> bytes:
+        """The state root `block` was built on."""
+        found = self._pre_roots.get(block.number)
+        return found if found is not None else self.blocks[block.number - 1].header.state_root
+
     def state_at(self, block: Block) -> StateReader:
         if block is self.head:
             reader = self._head_reader
-            if reader is None or reader.root != block.header.state_root:
-                reader = self._head_reader = self.store.reader(block.header.state_root)
+            if reader is None or reader.root != self._head_root:
+                reader = self._head_reader = self.store.reader(self._head_root)
             return reader
         return self.store.reader(block.header.state_root)
 
@@ -182,6 +219,8 @@ class EvmChain:
         return nonce + self.mempool.pending_count(address, nonce)
 
     def next_base_fee(self) -> int:
+        if self.params.base_fee is not None:
+            return self.params.base_fee
         h = self.head.header
         return next_base_fee(h.gas_used, h.gas_limit, h.base_fee, self.config.min_base_fee)
 
@@ -201,8 +240,8 @@ class EvmChain:
         return BlockEnv(
             number=parent.number + 1,
             timestamp=timestamp,
-            coinbase=BLACKHOLE,
-            gas_limit=self.config.gas_limit,
+            coinbase=self.params.coinbase,
+            gas_limit=self.params.gas_limit,
             base_fee=base_fee,
             chain_id=self.config.chain_id,
             prev_hashes=self.ancestors(parent.number + 1),
@@ -243,7 +282,7 @@ class EvmChain:
         if tx.hash in self.mempool.by_hash or tx.hash in self._tx_loc:
             raise Conflict("already known")
         check_pool_sizes(tx.to is None, len(tx.data), len(tx.raw))
-        if tx.gas > self.config.gas_limit:
+        if tx.gas > self.params.gas_limit:
             raise InvalidParams("exceeds block gas limit")
         needed = intrinsic_gas(tx)
         if tx.gas < needed:
@@ -334,7 +373,7 @@ class EvmChain:
     ) -> tuple[BlockBuilder | TransferBuilder, tuple[list[Tx], list[Receipt], list[Tx]]]:
         """Executes the candidates: on the account trie directly when the block holds only
         plain transfers to code-less accounts, else (or when that finds otherwise) with py-evm."""
-        root = parent.header.state_root
+        root = self.root_of(parent)
         if self.fast_transfers and all(tx.is_plain_transfer for tx in candidates):
             transfers = TransferBuilder(self.store, self.state_at(parent), env)
             try:
@@ -382,6 +421,8 @@ class EvmChain:
         # Invariant: a block is visible only after its record is journaled.
         self.journal.append(records.encode(block, self.store.drain(), header_rlp))
         self._link(block)
+        if self.params.base_fee is not None:
+            self.params = replace(self.params, base_fee=None)
         if known is not None:
             self._head_reader = self.store.reader(header.state_root, known)
         for tx in txs:
@@ -394,10 +435,72 @@ class EvmChain:
         return block
 
     def _link(self, block: Block) -> None:
+        if self.blocks and self._head_root != self.head.header.state_root:
+            self._pre_roots[block.number] = self._head_root
+        self._head_root = block.header.state_root
         self._by_hash[block.hash] = block
         for index, tx in enumerate(block.txs):
             self._tx_loc[tx.hash] = TxLocation(block, index)
         self.blocks.append(block)
+
+    # -- cheat codes -------------------------------------------------------------------
+
+    def edit_state(self, edits: list[AccountEdit]) -> None:
+        """Writes accounts into the head's state, journaled so a restart finds them."""
+        with self._mining, self._write:
+            self._set_head_state(apply_edits(self.store, self._head_root, edits))
+
+    def load_nodes(self, root: bytes, nodes: dict[bytes, bytes]) -> None:
+        """Makes the state at `root` (whose trie nodes and code are `nodes`) the head's."""
+        with self._mining, self._write:
+            check_state(ChainMap(nodes, self.store.recording.data), root)
+            for key, value in nodes.items():
+                self.store.recording[key] = value
+            self._set_head_state(root)
+
+    @contextmanager
+    def quiesced(self) -> Iterator[None]:
+        """Holds block production and admission: the head and the mempool stand still."""
+        with self._mining, self._write:
+            yield
+
+    def drop_pending(self, tx_hash: bytes) -> bool:
+        """Removes a transaction from the mempool; False when it is not there."""
+        with self._write:
+            tx = self.mempool.by_hash.get(tx_hash)
+            if tx is not None:
+                self.mempool.remove(tx)
+            return tx is not None
+
+    def reset_block_params(self) -> None:
+        """Forgets what cheat codes set for the next blocks (coinbase, gas limit, time)."""
+        self.params = BlockParams(BLACKHOLE, self.config.gas_limit)
+        self.time_offset = 0
+        self.next_timestamp = None
+
+    def _set_head_state(self, root: bytes) -> None:
+        self.journal.append(records.encode_edit(records.StateEdit(root, self.store.drain())))
+        self._head_root = root
+
+    def rewind(self, height: int, root: bytes | None = None) -> None:
+        """Cuts the chain back to block `height`, with head state `root` (default: that
+        block's); journaled, so a restart does not bring the cut blocks back."""
+        with self._mining, self._write:
+            root = root if root is not None else self.blocks[height].header.state_root
+            self.journal.append(records.encode_rewind(records.Rewind(height, root)))
+            cut = tuple(self.blocks[height + 1 :])
+            self._cut(height, root)
+        for listener in self._rewind_listeners:
+            listener(height, cut)
+
+    def _cut(self, height: int, root: bytes) -> None:
+        for block in self.blocks[height + 1 :]:
+            self._by_hash.pop(block.hash, None)
+            self._pre_roots.pop(block.number, None)
+            for tx in block.txs:
+                self._tx_loc.pop(tx.hash, None)
+        del self.blocks[height + 1 :]
+        self._head_root = root
 
     # -- execution without effects -------------------------------------------------------
 
@@ -485,7 +588,7 @@ class EvmChain:
         if prelude is not None:
             env = prelude.block.apply(env)
             prepare = partial(apply_state_overrides, overrides=prelude.state)
-        root = block.header.state_root
+        root = self.root_of(block)
         return execute_call(self.store, root, env, args, gas, state_class, prepare)
 
     def _check_chain_id(self, args: CallArgs) -> None:
@@ -515,10 +618,14 @@ class EvmChain:
         if block.number == 0:
             return []
         parent = self.blocks[block.number - 1]
-        env = self.env_for(parent, block.header.timestamp, block.header.base_fee)
+        env = replace(
+            self.env_for(parent, block.header.timestamp, block.header.base_fee),
+            coinbase=block.header.coinbase,
+            gas_limit=block.header.gas_limit,
+        )
         builder = BlockBuilder(
             self.store.scratch(),
-            parent.header.state_root,
+            self.pre_root(block),
             env,
             tracer.state_class,
             fast_transfers=False,
@@ -560,7 +667,7 @@ class EvmChain:
 
         with self._time_limited():
             computation = execute_call(
-                self.store, block.header.state_root, env, args, gas, tracer.state_class, prepare
+                self.store, self.root_of(block), env, args, gas, tracer.state_class, prepare
             )
             ((state, trace),) = started
             return trace.result(state, computation, gas_used(gas, computation))

@@ -30,6 +30,17 @@ class Mempool:
         slots[tx.nonce] = tx
         self.by_hash[tx.hash] = tx
 
+    def copy(self) -> Mempool:
+        """An independent pool holding the same transactions (for snapshots)."""
+        out = Mempool()
+        out.restore(self)
+        return out
+
+    def restore(self, other: Mempool) -> None:
+        """Makes this pool hold exactly `other`'s transactions."""
+        self._by_sender = {sender: dict(slots) for sender, slots in other._by_sender.items()}
+        self.by_hash = dict(other.by_hash)
+
     def remove(self, tx: Tx) -> None:
         if self.by_hash.pop(tx.hash, None) is None:
             return

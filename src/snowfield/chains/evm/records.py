@@ -1,6 +1,10 @@
-"""The journal record of an accepted block: block bytes, receipts, senders and state writes."""
+"""The journal's records: an accepted block (block bytes, receipts, senders and state writes),
+a state edit made by a cheat code, and a rewind of the chain to an earlier height."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 import rlp
 
@@ -10,7 +14,52 @@ from snowfield.crypto.hashing import keccak
 from snowfield.formats.rlp import encode as rlp_encode
 from snowfield.formats.rlp import encode_bytes, encode_list_of_encoded
 
-_VERSION = 1
+_VERSION = 1  # the first item of every record: its kind (a block record's version is 1)
+_STATE_EDIT = 2
+_REWIND = 3
+
+
+@dataclass(frozen=True, slots=True)
+class StateEdit:
+    """The head's state replaced without a block (anvil_setBalance and friends)."""
+
+    root: bytes
+    writes: dict[bytes, bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Rewind:
+    """The chain cut back to `height` with head state `root` (evm_revert, anvil_reset)."""
+
+    height: int
+    root: bytes
+
+
+Record = tuple[Block, dict[bytes, bytes]] | StateEdit | Rewind
+
+
+def encode_edit(edit: StateEdit) -> bytes:
+    pairs = [
+        encode_list_of_encoded([encode_bytes(k), encode_bytes(v)]) for k, v in edit.writes.items()
+    ]
+    return encode_list_of_encoded(
+        [rlp_encode(_STATE_EDIT), encode_bytes(edit.root), encode_list_of_encoded(pairs)]
+    )
+
+
+def encode_rewind(rewind: Rewind) -> bytes:
+    return rlp_encode([_REWIND, rewind.height, rewind.root])
+
+
+def decode_any(record: bytes, chain_id: int) -> Record:
+    """A journal record of any kind."""
+    items = rlp.decode(record)
+    kind = int.from_bytes(items[0], "big")
+    if kind == _STATE_EDIT:
+        return StateEdit(bytes(items[1]), {bytes(k): bytes(v) for k, v in items[2]})
+    if kind == _REWIND:
+        return Rewind(int.from_bytes(items[1], "big"), bytes(items[2]))
+    return _block(items)
 
 
 def encode(block: Block, writes: dict[bytes, bytes], header_rlp: bytes | None = None) -> bytes:
@@ -33,9 +82,12 @@ def encode(block: Block, writes: dict[bytes, bytes], header_rlp: bytes | None = 
 
 def decode(record: bytes, chain_id: int) -> tuple[Block, dict[bytes, bytes]]:
     """Rebuilds a block and the state writes it made from its journal record."""
+    return _block(rlp.decode(record))
+
+
+def _block(items: Any) -> tuple[Block, dict[bytes, bytes]]:
     from snowfield.chains.evm.model import encode_block
 
-    items = rlp.decode(record)
     header = Header.decode(bytes(items[1]))
     txs = tuple(
         decode_unchecked(bytes(raw), bytes(sender))

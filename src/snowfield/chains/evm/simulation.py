@@ -96,6 +96,7 @@ class Simulator:
         self.options = options
         self.store: StateStore = chain.store.scratch()
         self.parent = base
+        self.root = chain.root_of(base)  # the parent's state: cheat codes may have edited it
         self.hashes: list[bytes] = []  # simulated blocks, oldest first, for BLOCKHASH
         self.base_number = base.number
         self.budget = chain.call_limits.gas_cap or UNCAPPED_GAS
@@ -106,9 +107,7 @@ class Simulator:
     def _block(self, spec: SimBlock) -> SimulatedBlock:
         env = self._env(spec.block)
         state_class = TransferLoggingState if self.options.trace_transfers else SimulationState
-        builder = BlockBuilder(
-            self.store, self.parent.header.state_root, env, state_class, fast_transfers=False
-        )
+        builder = BlockBuilder(self.store, self.root, env, state_class, fast_transfers=False)
         apply_state_overrides(builder.state, spec.state)
         rules = CallRules(self.options.validate, env)
         outcomes, left = [], env.gas_limit
@@ -124,7 +123,7 @@ class Simulator:
             self.budget -= outcome.gas_used
             outcomes.append(outcome)
         block = self._assemble(env, builder.finish(), spec.calls, outcomes)
-        self.parent = block
+        self.parent, self.root = block, block.header.state_root
         self.hashes.append(block.hash)
         return SimulatedBlock(block, tuple(outcomes))
 

@@ -30,6 +30,9 @@ class Keystore:
             salt = os.urandom(16)
             self._entries[key.address] = _Entry(key, salt, _hash("", salt), float("inf"), True)
 
+    def __contains__(self, address: bytes) -> bool:
+        return address in self._entries
+
     def addresses(self) -> list[bytes]:
         return list(self._entries)
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from snowfield.chains.evm.execution.call import CallArgs
+from snowfield.chains.evm.execution.transactions import decode_unchecked
 from snowfield.crypto.keys import sign_transaction
 from snowfield.errors import InvalidParams
+from snowfield.node.impersonation import stand_in_key
 from snowfield.node.methods import params as p
 from snowfield.node.methods.keystore import Keystore
 from snowfield.node.methods.render import hb
@@ -14,10 +16,22 @@ from snowfield.node.runtime import EvmRuntime
 from snowfield.rpc.dispatch import Method, Param
 
 
+async def send_impersonated(rt: EvmRuntime, args: CallArgs) -> str:
+    """Sends as `args.from_` without its key (anvil_impersonateAccount): a stand-in key
+    signs, and the node records and executes the transaction as the sender's."""
+    if args.from_ is None:
+        raise InvalidParams("missing from address")
+    raw = sign_transaction(await fill(rt, args), stand_in_key(args.from_))
+    tx = await rt.send(decode_unchecked(raw, args.from_))
+    return hb(tx.hash)
+
+
 def personal_methods(rt: EvmRuntime, keystore: Keystore) -> list[Method]:
     async def send(args: CallArgs, passphrase: str | None = None) -> str:
         if args.from_ is None:
             raise InvalidParams("missing from address")
+        if rt.impersonation.covers(args.from_) and args.from_ not in keystore:
+            return await send_impersonated(rt, args)
         key = keystore.signer(args.from_, passphrase)
         raw = sign_transaction(await fill(rt, args), key.private_key)
         tx = await rt.send_raw(raw)

@@ -126,7 +126,9 @@ def logs_json(block: Block, tx_index: int) -> list[dict[str, Any]]:
     ]
 
 
-def log_json(log: Log, block: Block, tx: Tx, tx_index: int, log_index: int) -> dict[str, Any]:
+def log_json(
+    log: Log, block: Block, tx: Tx, tx_index: int, log_index: int, *, removed: bool = False
+) -> dict[str, Any]:
     return {
         "address": hb(log.address),
         "topics": [hb(t) for t in log.topics],
@@ -136,7 +138,7 @@ def log_json(log: Log, block: Block, tx: Tx, tx_index: int, log_index: int) -> d
         "transactionIndex": hx(tx_index),
         "blockHash": hb(block.hash),
         "logIndex": hx(log_index),
-        "removed": False,
+        "removed": removed,
     }
 
 

@@ -41,7 +41,10 @@ def decode_tx(raw: bytes) -> Tx:
 
 
 def decode_unchecked(raw: bytes, sender: bytes) -> Tx:
-    """Rebuilds a transaction accepted once before; its sender is known, not recovered."""
+    """Rebuilds a transaction accepted once before; its sender is known, not recovered.
+
+    Also an impersonated account's transaction (anvil_impersonateAccount): signed by
+    another key, it executes as sent by `sender`."""
     fields = rlp.decode(raw) if raw[0] >= 0xC0 else rlp.decode(raw[1:])
     return _build(raw, fields, sender=sender)
 
@@ -96,6 +99,7 @@ def _build(raw: bytes, fields: Any, sender: bytes | None) -> Tx:
     r_int, s_int = _int(r), _int(s)
     if s_int > N // 2:
         raise InvalidParams("invalid transaction v, r, s values")
+    given = sender
     if sender is None:
         try:
             sender = recover_address(signing, parity, r_int, s_int)
@@ -120,13 +124,29 @@ def _build(raw: bytes, fields: Any, sender: bytes | None) -> Tx:
         v=v_field,
         r=r_int,
         s=s_int,
-        evm_factory=_factory(raw),
+        evm_factory=_factory(raw) if given is None else _factory_as(raw, given),
         authorizations=authorizations,
     )
 
 
 def _factory(raw: bytes) -> Callable[[], Any]:
     return lambda: PragueTransactionBuilder.decode(raw)
+
+
+def _factory_as(raw: bytes, sender: bytes) -> Callable[[], Any]:
+    return lambda: _AsSender(PragueTransactionBuilder.decode(raw), sender)
+
+
+class _AsSender:
+    """py-evm's transaction with the sender the node was given instead of the recovered
+    one; py-evm reads the sender only through `.sender`."""
+
+    def __init__(self, inner: Any, sender: bytes) -> None:
+        self._inner = inner
+        self.sender = sender
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
 
 def _int(value: Any, bits: int = 256) -> int:
