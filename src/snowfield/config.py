@@ -179,6 +179,26 @@ SETTINGS: tuple[Setting, ...] = (
         "serve",
     ),
     Setting(
+        "explorer-rpc",
+        None,
+        "JSON-RPC URL of the node the explorer (at /) asks for heads, blocks and receipts;"
+        " without it, each chain's rpcUrl from /v1/chains.",
+        "serve",
+    ),
+    Setting(
+        "explorer-metrics-api",
+        None,
+        "Base URL of the metrics API the explorer calls; without it, the page's own host on"
+        " --metrics-api-port.",
+        "serve",
+    ),
+    Setting(
+        "explorer-api-key",
+        None,
+        "API key the explorer sends in x-service-api-key (visible to every visitor of the page).",
+        "serve",
+    ),
+    Setting(
         "log-level", "info", "Log level: debug, info, warn, error.", "serve", "SNOWFIELD_LOG_LEVEL"
     ),
     Setting(
@@ -260,6 +280,9 @@ class ServeSettings:
     rate_keyed: int = 8000
     metrics_api_port: int = 8081
     metrics_rate: int = 6000
+    explorer_rpc: str | None = None
+    explorer_metrics_api: str | None = None
+    explorer_api_key: str | None = None
     log_level: str = "info"
     log_format: str = "text"
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -154,7 +155,11 @@ def create_node_app(node: Node) -> ASGIApp:
             return
         await starlette(scope, receive, send)
 
-    return app
+    # avalanchego answers browsers on any origin (--http-allowed-origins defaults to *); a
+    # request without an Origin header passes straight through.
+    return CORSMiddleware(
+        app, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["content-type"]
+    )
 
 
 def _json_request(scope: Scope) -> bool:
