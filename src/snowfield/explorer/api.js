@@ -14,10 +14,10 @@ export class ApiError extends Error {
 
 const KINDS = { 400: "invalid", 401: "denied", 403: "denied", 404: "notfound", 429: "ratelimited" };
 // An unknown route answers the bare reason phrase; a missing block or address says what it missed.
-const UNSERVED = new Set(["Not Found", "Cannot GET"]);
+const UNSERVED = ["no such route", "Not Found", "Cannot GET"];
 
 function kindOf(status, message) {
-  if (status === 404 && [...UNSERVED].some((m) => message.startsWith(m))) return "unserved";
+  if (status === 404 && UNSERVED.some((m) => message.startsWith(m))) return "unserved";
   return KINDS[status] || (status >= 500 ? (status === 503 || status === 502 ? "unavailable" : "server") : "invalid");
 }
 
@@ -143,7 +143,8 @@ export class Api {
       });
       this.rpcUrls.set(String(BigInt(id.result)), this.config.rpc);
     } catch {
-      // The node is down: pages say so where they need it.
+      // The configured node is down: it stays the node of every chain, and pages say so.
+      for (const chain of chains) this.rpcUrls.set(chain.chainId, this.config.rpc);
     }
   }
 }

@@ -20,6 +20,12 @@ function niceMax(value) {
 
 const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 2 });
 
+/** An axis value with just enough decimals to tell ticks `step` apart. */
+function tick(value, step) {
+  if (step >= 1 || value === 0) return compact.format(value);
+  return value.toFixed(Math.min(8, Math.ceil(-Math.log10(step)) + 1));
+}
+
 function timeLabel(seconds, span) {
   const d = new Date(seconds * 1000);
   const iso = d.toISOString();
@@ -30,7 +36,8 @@ function timeLabel(seconds, span) {
 
 /**
  * Draws `points` ([{timestamp, value}], oldest first) into `box`.
- * options: { format(value) → text for the tooltip, label }.
+ * options: { format(value) → text for the tooltip, domain: [from, to] seconds to span at
+ * least (so a young series sits at the right end of its window) }.
  */
 export function lineChart(box, points, options = {}) {
   const format = options.format || ((v) => compact.format(v));
@@ -40,7 +47,7 @@ export function lineChart(box, points, options = {}) {
     box.innerHTML = `<div class="none">No data in this range</div>`;
     return;
   }
-  const draw = () => render(box, points, format);
+  const draw = () => render(box, points, format, options.domain);
   draw();
   let width = box.clientWidth;
   new ResizeObserver(() => {
@@ -48,25 +55,25 @@ export function lineChart(box, points, options = {}) {
   }).observe(box);
 }
 
-function render(box, points, format) {
+function render(box, points, format, domain) {
   box.replaceChildren();
   const width = Math.max(box.clientWidth, 280);
   const height = 220;
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
-  const x0 = points[0].timestamp;
-  const x1 = points[points.length - 1].timestamp;
+  const x0 = Math.min(points[0].timestamp, domain ? domain[0] : Infinity);
+  const x1 = Math.max(points[points.length - 1].timestamp, domain ? domain[1] : -Infinity);
   const span = Math.max(x1 - x0, 1);
   const top = niceMax(Math.max(...points.map((p) => Number(p.value))));
   const plotW = width - PAD.left - PAD.right;
   const plotH = height - PAD.top - PAD.bottom;
-  const sx = (t) => PAD.left + (points.length === 1 ? plotW / 2 : ((t - x0) / span) * plotW);
+  const sx = (t) => PAD.left + (x1 === x0 ? plotW / 2 : ((t - x0) / span) * plotW);
   const sy = (v) => PAD.top + plotH - (Number(v) / top) * plotH;
   for (let i = 0; i <= 4; i++) {
     const y = PAD.top + (plotH * i) / 4;
     svg.append(el("line", { class: "grid-line", x1: PAD.left, x2: width - PAD.right, y1: y, y2: y }));
-    svg.append(el("text", { class: "axis", x: PAD.left - 6, y: y + 3.5, "text-anchor": "end" }, compact.format(top * (1 - i / 4))));
+    svg.append(el("text", { class: "axis", x: PAD.left - 6, y: y + 3.5, "text-anchor": "end" }, tick(top * (1 - i / 4), top / 4)));
   }
-  const ticks = Math.min(6, points.length);
+  const ticks = x1 === x0 ? 1 : 6;
   for (let i = 0; i < ticks; i++) {
     const t = ticks === 1 ? x0 : x0 + (span * i) / (ticks - 1);
     svg.append(el("text", { class: "axis", x: sx(t), y: height - 5, "text-anchor": i === 0 ? "start" : i === ticks - 1 ? "end" : "middle" }, timeLabel(t, span)));
@@ -75,9 +82,10 @@ function render(box, points, format) {
   for (const p of points) d += `${d ? "L" : "M"}${sx(p.timestamp).toFixed(1)},${sy(p.value).toFixed(1)}`;
   if (points.length === 1) d += `h0.1`;
   const base = PAD.top + plotH;
-  svg.append(el("path", { class: "area", d: `${d}L${sx(x1).toFixed(1)},${base}L${sx(x0).toFixed(1)},${base}Z` }));
+  const last = points[points.length - 1].timestamp;
+  svg.append(el("path", { class: "area", d: `${d}L${sx(last).toFixed(1)},${base}L${sx(points[0].timestamp).toFixed(1)},${base}Z` }));
   svg.append(el("path", { class: "line", d }));
-  if (points.length === 1) svg.append(el("circle", { cx: sx(x0), cy: sy(points[0].value), r: 3.5, fill: "var(--accent)" }));
+  if (points.length === 1) svg.append(el("circle", { cx: sx(last), cy: sy(points[0].value), r: 3.5, fill: "var(--accent)" }));
   const cursor = el("line", { class: "cursor", y1: PAD.top, y2: base, visibility: "hidden" });
   const dot = el("circle", { r: 3.5, fill: "var(--accent)", visibility: "hidden" });
   svg.append(cursor, dot);

@@ -74,8 +74,9 @@ async function metricsPart(ctx, scope, $) {
   ];
   $("tiles").innerHTML = String(html`${tiles.map(([key, label, value]) => html`
     <div class="panel tile"><div class="label">${label}</div><div class="value" data-k="${key}" data-v="${value}">${number(value)}</div></div>`)}`);
-  lineChart($("tps-chart"), txs.map((p) => ({ timestamp: p.timestamp, value: p.value / 3600 })), { format: (v) => `${number(v, 4)} tx/s` });
-  lineChart($("addr-chart"), addresses, { format: (v) => `${number(v)} addresses` });
+  const domain = [week, Math.floor(Date.now() / 1000)];
+  lineChart($("tps-chart"), txs.map((p) => ({ timestamp: p.timestamp, value: p.value / 3600 })), { format: (v) => `${number(v, 4)} tx/s`, domain });
+  lineChart($("addr-chart"), addresses, { format: (v) => `${number(v)} addresses`, domain });
 }
 
 async function latestPart(ctx, $, head) {
@@ -90,7 +91,7 @@ async function latestPart(ctx, $, head) {
   const refresh = async () => {
     const now = hexToNumber(await ctx.api.rpc(chain, "eth_blockNumber"));
     if (now === state.head || !ctx.alive) return;
-    const from = Math.max(0, now - BLOCKS + 1, state.head + 1);
+    const from = Math.max(0, now - Math.max(BLOCKS, TXS) + 1, state.head + 1);
     const numbers = [];
     for (let n = now; n >= from; n--) numbers.push(n);
     const headers = await ctx.api.rpcBatch(chain, numbers.map((n) => ["eth_getBlockByNumber", ["0x" + n.toString(16), false]]));
@@ -130,7 +131,7 @@ function blocksTable(chain, blocks, freshCount) {
 function txsTable(chain, txs, freshCount) {
   if (!txs.length) return html`<div class="empty">No transactions in the latest blocks</div>`;
   return html`<table><thead><tr><th>Hash</th><th>Method</th><th>From → To</th><th class="num">Value</th><th class="hide-sm">Age</th></tr></thead><tbody>
-    ${txs.map((t, i) => html`<tr class="${i < freshCount ? "fresh" : ""}">
+    ${txs.map((t, i) => html`<tr class="${i < freshCount ? "fresh" : ""}" data-tx="${t.txHash}">
       <td>${txLink(chain, t.txHash)}</td><td>${methodBadge(t.method)}</td>
       <td>${addressLink(chain, t.from)}<span class="arrow">→</span>${addressLink(chain, t.to)}</td>
       <td class="num">${units(t.value)}</td><td class="hide-sm" title="${ago(t.blockTimestamp)}">${when(t.blockTimestamp)}</td></tr>`)}

@@ -95,7 +95,7 @@ async function flowsOf(ctx, chain, number, hash, tx, receipt) {
     seen.add(address);
     let entry;
     try {
-      const page = await ctx.api.data(`/v1/chains/${chain}/addresses/${address}/transactions`, { startBlock: number, endBlock: number, pageSize: 100 });
+      const page = await ctx.api.data(`/v1/chains/${chain}/addresses/${address}/transactions`, { startBlock: number, endBlock: number + 1, pageSize: 100 });
       entry = page.transactions.find((t) => t.nativeTransaction.txHash === hash.toLowerCase());
     } catch (err) {
       if (err.kind === "notfound") continue;
