@@ -27,12 +27,12 @@ function origin(url) {
 
 const TIMEOUT_MS = 15000;
 
-async function request(url, init = {}) {
+async function request(url, init = {}, service = "the data API") {
   let response;
   try {
     response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
-    throw new ApiError("unavailable", `${origin(url)} did not answer (${err.name === "TimeoutError" ? "timed out" : "unreachable"})`, { url });
+    throw new ApiError("unavailable", `${service} at ${origin(url)} did not answer (${err.name === "TimeoutError" ? "timed out" : "unreachable"})`, { url });
   }
   let body = null;
   try { body = await response.json(); } catch { body = null; }
@@ -42,7 +42,7 @@ async function request(url, init = {}) {
       status: response.status, retryAfter: response.headers.get("retry-after"), url,
     });
   }
-  if (body === null) throw new ApiError("server", `${origin(url)} answered something other than JSON`, { url });
+  if (body === null) throw new ApiError("server", `${service} at ${origin(url)} answered something other than JSON`, { url });
   return body;
 }
 
@@ -89,7 +89,7 @@ export class Api {
 
   metric(chain, metric, params) {
     // No API key here: the metrics service ignores it, and a custom header costs a preflight.
-    return request(`${this.metricsBase}/v2/chains/${chain}/metrics/${metric}` + query(params));
+    return request(`${this.metricsBase}/v2/chains/${chain}/metrics/${metric}` + query(params), {}, "the metrics API");
   }
 
   /** Every page of a metric series, oldest first, up to `maxPages` pages of 2,160 points. */
@@ -121,7 +121,7 @@ export class Api {
     const body = calls.map(([method, params], id) => ({ jsonrpc: "2.0", id, method, params }));
     const replies = await request(url, {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
-    });
+    }, "the node's JSON-RPC");
     const byId = new Map([].concat(replies).map((r) => [r.id, r]));
     return calls.map((_, id) => {
       const reply = byId.get(id);
@@ -140,7 +140,7 @@ export class Api {
       const id = await request(this.config.rpc, {
         method: "POST", headers: { "content-type": "application/json" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
-      });
+      }, "the node's JSON-RPC");
       this.rpcUrls.set(String(BigInt(id.result)), this.config.rpc);
     } catch {
       // The configured node is down: it stays the node of every chain, and pages say so.

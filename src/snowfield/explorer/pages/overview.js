@@ -30,7 +30,11 @@ async function render(view, ctx) {
   const heads = await chainHeads(ctx);
   $("chains").innerHTML = String(html`${ctx.chains.map((c) => chainCard(c, heads.get(c.chainId)))}`);
   const results = await Promise.allSettled([metricsPart(ctx, scope, $), latestPart(ctx, $, heads.get(ctx.chain))]);
-  results.forEach((r, i) => { if (r.status === "rejected") showError(i === 0 ? $("tiles") : $("blocks"), r.reason); });
+  if (results[0].status === "rejected") {
+    showError($("tiles"), results[0].reason, "Metrics unavailable");
+    for (const id of ["tps-chart", "addr-chart"]) $(id).innerHTML = `<div class="chart"><div class="none">No data: the metrics API failed</div></div>`;
+  }
+  if (results[1].status === "rejected") showError($("blocks"), results[1].reason, "Latest blocks unavailable");
 }
 
 async function chainHeads(ctx) {

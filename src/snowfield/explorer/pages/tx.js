@@ -37,7 +37,7 @@ async function render(view, ctx, { chain, hash }) {
   view.innerHTML = String(html`
     <div class="head"><h1>Transaction</h1><span class="mono">${hash}</span></div>
     ${native ? "" : html`<div class="panel notice">The data API has not indexed this block yet: parties and transfers appear once it has.</div>`}
-    <section class="panel"><dl class="kv">${summary(chain, tx, receipt, native, hexToNumber(headHex)).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></section>
+    <section class="panel"><dl class="kv">${summary(chain, tx, receipt, native, hexToNumber(headHex), symbolOf(ctx, chain)).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></section>
     ${transfersPanel(chain, flows)}
     ${internalsPanel(chain, flows.internals)}
     ${logsPanel(chain, receipt.logs, tokens)}`);
@@ -54,7 +54,9 @@ async function indexed(ctx, chain, number, hash) {
   }
 }
 
-function summary(chain, tx, receipt, native, head) {
+const symbolOf = (ctx, chain) => (ctx.chains.find((c) => c.chainId === String(chain)) || { networkToken: { symbol: "" } }).networkToken.symbol;
+
+function summary(chain, tx, receipt, native, head, symbol) {
   const number = hexToNumber(tx.blockNumber);
   const gasUsed = BigInt(receipt.gasUsed);
   const price = BigInt(receipt.effectiveGasPrice || tx.gasPrice);
@@ -69,8 +71,8 @@ function summary(chain, tx, receipt, native, head) {
     native && native.method && ["Method", html`<span class="mono">${native.method.methodName || native.method.callType}${native.method.methodHash ? ` (${native.method.methodHash})` : ""}</span>`],
     ["From", addressLink(chain, from, { full: true })],
     [tx.to ? "To" : "Contract created", addressLink(chain, to, { full: true })],
-    ["Value", html`<span data-k="value" data-v="${BigInt(tx.value)}">${units(BigInt(tx.value))}</span>`],
-    ["Transaction fee", html`<span data-k="fee" data-v="${gasUsed * price}">${units(gasUsed * price, 18, 9)}</span>`],
+    ["Value", html`<span data-k="value" data-v="${BigInt(tx.value)}">${units(BigInt(tx.value))}</span> ${symbol}`],
+    ["Transaction fee", html`<span data-k="fee" data-v="${gasUsed * price}">${units(gasUsed * price, 18, 9)}</span> ${symbol}`],
     ["Gas price", gwei(price)],
     ["Gas used / limit", html`<span data-k="gas-used" data-v="${gasUsed}">${int(gasUsed)}</span> / ${int(BigInt(tx.gas))}`],
     ["Nonce · type · position", `${hexToNumber(tx.nonce)} · ${hexToNumber(tx.type || "0x0")} · ${hexToNumber(tx.transactionIndex)}`],
