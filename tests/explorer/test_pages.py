@@ -221,12 +221,18 @@ def test_address_page_balances_history_and_paging(walk: dict[str, Any], site: Si
     _usable(page)
     balances = site.api(f"/v1/chains/{CHAIN}/addresses/{A}/balances:listErc721")
     native = balances["nativeTokenBalance"]["balance"]
-    assert one(page, "native-balance")[1] == native == str(int(site.rpc_call("eth_getBalance", A, "latest"), 16))
+    assert (
+        one(page, "native-balance")[1]
+        == native
+        == str(int(site.rpc_call("eth_getBalance", A, "latest"), 16))
+    )
     holdings = [(k, v) for k, _, v, _ in page["ks"] if k.startswith("erc20-0x")]
     assert holdings
     for key, value in holdings:
         data = "0x70a08231" + A[2:].rjust(64, "0")
-        assert value == str(int(site.rpc_call("eth_call", {"to": key[6:], "data": data}, "latest"), 16))
+        assert value == str(
+            int(site.rpc_call("eth_call", {"to": key[6:], "data": data}, "latest"), 16)
+        )
     first = site.api(f"/v1/chains/{CHAIN}/addresses/{A}/transactions", pageSize=25)
     assert page["txs"] == [e["nativeTransaction"]["txHash"] for e in first["transactions"]]
     second = site.api(
@@ -343,4 +349,3 @@ def test_screenshots_of_every_page_type(walk: dict[str, Any]) -> None:
     for name in ("overview", "block", "tx", "address", "address-nfts", "contract", "metrics"):
         shot = ARTIFACTS / f"{name}.png"
         assert shot.exists() and shot.stat().st_size > 10_000, shot
-

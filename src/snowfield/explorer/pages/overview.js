@@ -27,9 +27,12 @@ async function render(view, ctx) {
       <div class="panel"><header><h2>Latest transactions</h2></header><div class="scroll" id="txs"></div></div>
     </section>`);
   const $ = (id) => view.querySelector(`#${id}`);
-  const heads = await chainHeads(ctx);
-  $("chains").innerHTML = String(html`${ctx.chains.map((c) => chainCard(c, heads.get(c.chainId)))}`);
-  const results = await Promise.allSettled([metricsPart(ctx, scope, $), latestPart(ctx, $, heads.get(ctx.chain))]);
+  const chainsPart = async () => {
+    const heads = await chainHeads(ctx);
+    $("chains").innerHTML = String(html`${ctx.chains.map((c) => chainCard(c, heads.get(c.chainId)))}`);
+    await latestPart(ctx, $, heads.get(ctx.chain));
+  };
+  const results = await Promise.allSettled([metricsPart(ctx, scope, $), chainsPart()]);
   if (results[0].status === "rejected") {
     showError($("tiles"), results[0].reason, "Metrics unavailable");
     for (const id of ["tps-chart", "addr-chart"]) $(id).innerHTML = `<div class="chart"><div class="none">No data: the metrics API failed</div></div>`;
