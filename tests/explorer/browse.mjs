@@ -65,11 +65,15 @@ for (const step of plan.steps) {
   page.requests.length = 0;
   const started = Date.now();
   if (step.url) {
-    await page.goto(plan.base + step.url);
+    await page.goto((step.base || plan.base) + step.url);
   } else if (step.click) {
     const before = await page.evaluate(() => location.hash);
     await page.click(step.click);
     await page.waitForFunction((old) => location.hash !== old, before, { timeout: 10000 });
+  } else if (step.rpc) {
+    // Acts on the node from outside the page (e.g. mines a block), as another client would.
+    const body = { jsonrpc: "2.0", id: 1, method: step.rpc.method, params: step.rpc.params };
+    await fetch(step.rpc.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } else if (step.search) {
     const before = await page.evaluate(() => location.hash);
     await page.fill("#q", step.search);
@@ -81,6 +85,10 @@ for (const step of plan.steps) {
   const ms = Date.now() - started;
   if (step.idle) await page.waitForLoadState("networkidle");
   if (step.wait) await page.waitForTimeout(step.wait);
+  if (step.images) {
+    // Images decode after the page is ready; a broken one stays at width 0 and the test says so.
+    await page.waitForFunction(() => [...document.querySelectorAll(".nft img")].every((i) => i.complete && i.naturalWidth > 0), null, { timeout: 5000 }).catch(() => {});
+  }
   if (step.shot) await page.screenshot({ path: `${plan.artifacts}/${step.shot}`, fullPage: true });
   results[step.name] = { ...(await page.evaluate(extract)), ms, requests: [...page.requests], consoleErrors: [...page.consoleErrors] };
 }

@@ -83,13 +83,15 @@ def explorer_site(
 
 
 @contextlib.contextmanager
-def degraded_site(db: Database, limit: int) -> Iterator[str]:
-    """The explorer over `db` with a tiny rate limit, and a node and metrics API that are down."""
-    dead = f"http://127.0.0.1:{free_port()}"
-    config = ExplorerConfig(rpc=dead + "/ext/bc/C/rpc", metrics_api=dead)
-    app = create_data_app(db, policy=RatePolicy(limit, limit), explorer=config)
-    with serve_asgi(app, name="degraded") as base:
+def another_site(db: Database, config: ExplorerConfig, policy: RatePolicy) -> Iterator[str]:
+    """A second data app with the explorer over `db`, told `config`, limited by `policy`."""
+    with serve_asgi(create_data_app(db, policy=policy, explorer=config), name="site") as base:
         yield base
+
+
+def dead_url() -> str:
+    """A loopback URL nothing listens on."""
+    return f"http://127.0.0.1:{free_port()}"
 
 
 def browse(base: str, steps: list[dict[str, Any]]) -> dict[str, Any]:

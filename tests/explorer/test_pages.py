@@ -11,18 +11,30 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from snowfield.api.gate import RatePolicy
 from snowfield.api.metric_params import intervals_of
+from snowfield.api.site import ExplorerConfig
+from snowfield.store.keys import create_key
 from snowfield.store.rollup_reads import METRICS
-from tests.explorer.conftest import Site, browse, count, degraded_site, explorer_site, one, shown
+from tests.explorer.conftest import (
+    Site,
+    another_site,
+    browse,
+    count,
+    dead_url,
+    explorer_site,
+    one,
+    shown,
+)
 
 CHAIN = "43112"
 A = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"  # the demo's sender and deployer
 C = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc"  # receives the demo's NFTs
 UNKNOWN_TX = "0x" + "ab" * 32
 BUDGET_BYTES = 300_000
-# Pages must be usable in under a second on the devnet; the bound leaves room for a loaded
-# 2-core CI machine (each page's time is also printed in the assertion message).
-USABLE_MS = 2500
+# Pages are usable in well under a second on a quiet machine (docs/explorer.md); this bound is a
+# tripwire for gross regressions that still holds on a shared 2-core machine under load.
+USABLE_MS = 4000
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +94,7 @@ def walk(site: Site, targets: dict[str, Any]) -> dict[str, Any]:
         {"name": "address-next", "click": "[data-k=next-page]"},
         {"name": "address-first", "click": "[data-k=first-page]"},
         {"name": "erc20-tab", "click": "[data-tab=erc20]"},
-        {"name": "nfts", "url": f"/#/chain/{CHAIN}/address/{C}?tab=nfts", "idle": True},
+        {"name": "nfts", "url": f"/#/chain/{CHAIN}/address/{C}?tab=nfts", "images": True},
         {"name": "nfts-shot", "shot": "address-nfts.png"},
         {"name": "deployed", "url": f"/#/chain/{CHAIN}/address/{A}?tab=contracts"},
         {"name": "contract-link", "click": f"[data-contract='{token}'] a"},
@@ -173,9 +185,17 @@ def test_block_page_matches_node_and_operation_9(
         assert page["txs"] == [t["txHash"] for t in listed["transactions"]]
 
 
-def _receipt_fee(site: Site, tx_hash: str) -> tuple[dict[str, Any], int]:
-    receipt = site.rpc_call("eth_getTransactionReceipt", tx_hash)
-    return receipt, int(receipt["gasUsed"], 16) * int(receipt["effectiveGasPrice"], 16)
+def _summary_matches(site: Site, page: dict[str, Any], tx: dict[str, Any]) -> Any:
+    """Status, fee (gas used times effective gas price), value and gas as the node and operation 9
+    say; the receipt."""
+    _usable(page)
+    receipt = site.rpc_call("eth_getTransactionReceipt", tx["txHash"])
+    fee = int(receipt["gasUsed"], 16) * int(receipt["effectiveGasPrice"], 16)
+    assert one(page, "status")[1] == tx["txStatus"] == str(int(receipt["status"], 16))
+    assert one(page, "fee")[1] == str(fee)
+    assert one(page, "value")[1] == tx["value"]
+    assert one(page, "gas-used")[1] == tx["gasUsed"]
+    return receipt
 
 
 def test_transaction_page_shows_transfers_logs_status_and_fee(
@@ -183,12 +203,7 @@ def test_transaction_page_shows_transfers_logs_status_and_fee(
 ) -> None:
     tx = targets["erc20_tx"]
     page = walk["tx-erc20"]
-    _usable(page)
-    receipt, fee = _receipt_fee(site, tx["txHash"])
-    assert one(page, "status")[1] == "1"
-    assert one(page, "fee")[1] == str(fee)
-    assert one(page, "value")[1] == tx["value"]
-    assert one(page, "gas-used")[1] == tx["gasUsed"]
+    receipt = _summary_matches(site, page, tx)
     entry = next(e for e in _entries(site, A) if e["nativeTransaction"]["txHash"] == tx["txHash"])
     assert [v for _, v in shown(page, "erc20-value")] == [
         t["value"] for t in entry["erc20Transfers"]
@@ -203,7 +218,7 @@ def test_transaction_page_shows_internal_transactions(
 ) -> None:
     tx = targets["split_tx"]
     page = walk["tx-split"]
-    _usable(page)
+    _summary_matches(site, page, tx)
     splitter = tx["to"]["address"]
     block = int(tx["blockNumber"])
     entry = next(
@@ -213,7 +228,6 @@ def test_transaction_page_shows_internal_transactions(
     )
     assert entry["internalTransactions"]
     assert count(page, "internals") == len(entry["internalTransactions"])
-    assert one(page, "value")[1] == tx["value"]
 
 
 def test_address_page_balances_history_and_paging(walk: dict[str, Any], site: Site) -> None:
@@ -327,7 +341,9 @@ def test_phone_and_dark_layouts(walk: dict[str, Any]) -> None:
 
 
 def test_rate_limits_and_dead_services_are_explained(site: Site) -> None:
-    with degraded_site(site.db, limit=10) as base:
+    dead = dead_url()
+    config = ExplorerConfig(rpc=dead + "/ext/bc/C/rpc", metrics_api=dead)
+    with another_site(site.db, config, RatePolicy(10, 10)) as base:
         found = browse(
             base,
             [
@@ -349,3 +365,44 @@ def test_screenshots_of_every_page_type(walk: dict[str, Any]) -> None:
     for name in ("overview", "block", "tx", "address", "address-nfts", "contract", "metrics"):
         shot = ARTIFACTS / f"{name}.png"
         assert shot.exists() and shot.stat().st_size > 10_000, shot
+
+
+def test_api_key_is_sent_when_configured(site: Site) -> None:
+    _, secret = create_key(site.db, "explorer")
+    keyed = ExplorerConfig(rpc=site.rpc, metrics_api=site.metrics, api_key=secret)
+    wrong = ExplorerConfig(rpc=site.rpc, metrics_api=site.metrics, api_key="not-a-key")
+    # Anonymous callers could not afford one address page; the key's limit is ample.
+    policy = RatePolicy(anonymous=5, keyed=10**6)
+    path = f"/#/chain/{CHAIN}/address/{A}"
+    with (
+        another_site(site.db, keyed, policy) as with_key,
+        another_site(site.db, wrong, policy) as with_wrong_key,
+    ):
+        found = browse(
+            with_key,
+            [
+                {"name": "keyed", "url": path, "fresh": True},
+                {"name": "refused", "url": path, "fresh": True, "base": with_wrong_key},
+            ],
+        )
+    _usable(found["keyed"])
+    assert one(found["keyed"], "native-balance")[1]
+    assert found["refused"]["error"] == "denied" and "API key" in found["refused"]["text"]
+
+
+def test_latest_blocks_update_live(site: Site) -> None:
+    """Runs last: it mines a block, which moves the head the other tests compare with."""
+    head = int(site.rpc_call("eth_blockNumber"), 16)
+    mine = {"url": site.rpc, "method": "evm_mine", "params": []}
+    found = browse(
+        site.base,
+        [
+            {"name": "before", "url": "/", "fresh": True, "idle": True},
+            {"name": "after", "rpc": mine, "wait": 3500, "shot": "overview-live.png"},
+        ],
+    )
+    assert found["before"]["blocks"][0] == str(head)
+    assert found["after"]["blocks"][0] == str(head + 1)
+    assert found["after"]["blocks"][1:] == found["before"]["blocks"][:-1]
+    assert one(found["after"], "head")[1] == str(head + 1)
+    assert found["after"]["txs"] == found["before"]["txs"]  # an empty block adds none

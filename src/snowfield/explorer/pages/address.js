@@ -95,7 +95,7 @@ function nftGrid(tokens) {
     const meta = t.metadata || {};
     const image = meta.imageUri && /^(data:image\/|https?:)/.test(meta.imageUri) ? meta.imageUri : null;
     return html`<div class="nft" data-token="${t.address}:${t.tokenId}">
-      ${image ? html`<img src="${image}" alt="${meta.name || t.name}" loading="lazy">` : html`<div class="ph"></div>`}
+      ${image ? html`<img src="${image}" alt="${meta.name || t.name}" decoding="async">` : html`<div class="ph"></div>`}
       <div class="cap"><b>${meta.name || `${t.name} #${t.tokenId}`}</b><span class="muted">${t.symbol} #${t.tokenId}</span></div></div>`;
   })}</div>`;
 }

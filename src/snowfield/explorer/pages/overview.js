@@ -112,6 +112,12 @@ async function latestPart(ctx, $, head) {
     $("blocks").innerHTML = String(blocksTable(chain, state.blocks, first ? 0 : fresh.length));
     $("txs").innerHTML = String(txsTable(chain, state.txs, first ? 0 : txs.length));
     $("live").textContent = `live · updated ${new Date().toLocaleTimeString()}`;
+    const card = $("chains").querySelector(`[data-chain="${chain}"] [data-k=head]`);
+    if (card) {
+      card.dataset.v = String(now);
+      card.textContent = `#${int(now)}`;
+      card.href = `#/chain/${chain}/block/${now}`;
+    }
   };
   await refresh();
   ctx.every(POLL_MS, () => refresh().catch(() => { $("live").textContent = "live updates paused: node unreachable"; }));
