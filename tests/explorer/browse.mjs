@@ -89,8 +89,9 @@ for (const step of plan.steps) {
     // Images decode after the page is ready; a broken one stays at width 0 and the test says so.
     await page.waitForFunction(() => [...document.querySelectorAll(".nft img")].every((i) => i.complete && i.naturalWidth > 0), null, { timeout: 5000 }).catch(() => {});
   }
+  const script = step.script ? await page.evaluate(step.script) : null;
   if (step.shot) await page.screenshot({ path: `${plan.artifacts}/${step.shot}`, fullPage: true });
-  results[step.name] = { ...(await page.evaluate(extract)), ms, requests: [...page.requests], consoleErrors: [...page.consoleErrors] };
+  results[step.name] = { ...(await page.evaluate(extract)), ms, script, requests: [...page.requests], consoleErrors: [...page.consoleErrors] };
 }
 await browser.close();
 process.stdout.write(JSON.stringify(results));

@@ -100,6 +100,7 @@ def walk(site: Site, targets: dict[str, Any]) -> dict[str, Any]:
         {"name": "contract-link", "click": f"[data-contract='{token}'] a"},
         {"name": "contract", "url": f"/#/chain/{CHAIN}/contract/{token}", "shot": "contract.png"},
         {"name": "metrics", "url": "/#/metrics", "shot": "metrics.png"},
+        {"name": "chart-2160", "script": CHART_2160, "shot": "chart-2160.png"},
         *_metric_steps(),
         {"name": "metric-total", "url": "/#/metrics?metric=txCount&interval=day&chain=total"},
         {"name": "search-address", "url": "/", "idle": True},
@@ -122,6 +123,22 @@ def walk(site: Site, targets: dict[str, Any]) -> dict[str, Any]:
 
 
 _PHONE = {"width": 390, "height": 844}
+# Draws the explorer's chart with 2,160 hourly points (a full page of operation 17) in place of
+# the metrics page's chart, then hovers it; reports the time and what was drawn.
+CHART_2160 = """(async () => {
+  const { lineChart } = await import("/explorer/chart.js");
+  const box = document.querySelector("#chart");
+  const points = Array.from({ length: 2160 }, (_, i) =>
+    ({ timestamp: 1700000000 + 3600 * i, value: 500 + 400 * Math.sin(i / 40) + (i % 24) * 5 }));
+  const started = performance.now();
+  lineChart(box, points);
+  const ms = performance.now() - started;
+  const svg = box.querySelector("svg").getBoundingClientRect();
+  box.querySelector("svg").dispatchEvent(new PointerEvent("pointermove",
+    { clientX: svg.left + svg.width / 2, clientY: svg.top + 50, bubbles: true }));
+  const line = box.querySelector("path.line").getAttribute("d");
+  return { ms, drawn: line.split("L").length, tip: box.querySelector(".tip").textContent };
+})()"""
 
 
 def _usable(step: dict[str, Any]) -> None:
@@ -313,6 +330,13 @@ def test_metrics_dashboard_default_and_aggregate(walk: dict[str, Any], site: Sit
     _usable(walk["metrics"])
     assert _values(walk["metrics"]) == _series(site, CHAIN, "txCount", "hour")
     assert _values(walk["metric-total"]) == _series(site, "total", "txCount", "day")
+
+
+def test_chart_draws_2160_points_and_hovers(walk: dict[str, Any]) -> None:
+    drawn = walk["chart-2160"]["script"]
+    assert drawn["drawn"] == 2160
+    assert drawn["ms"] < 500, drawn
+    assert drawn["tip"].startswith("2023-") and "·" in drawn["tip"]
 
 
 def test_search_routes_each_kind_of_id(walk: dict[str, Any], targets: dict[str, Any]) -> None:
