@@ -14,6 +14,7 @@ import pytest
 from snowfield.api.gate import RatePolicy
 from snowfield.api.metric_params import intervals_of
 from snowfield.api.site import ExplorerConfig
+from snowfield.store.curation import parse_curated, save_curated
 from snowfield.store.keys import create_key
 from snowfield.store.rollup_reads import METRICS
 from tests.explorer.conftest import (
@@ -330,6 +331,34 @@ def test_metrics_dashboard_default_and_aggregate(walk: dict[str, Any], site: Sit
     _usable(walk["metrics"])
     assert _values(walk["metrics"]) == _series(site, CHAIN, "txCount", "hour")
     assert _values(walk["metric-total"]) == _series(site, "total", "txCount", "day")
+
+
+LINKS = (
+    "[...document.querySelectorAll('#view a[target=_blank]')].map((a) => a.getAttribute('href'))"
+)
+
+
+def test_curated_metadata_is_shown_and_its_links_are_safe(site: Site) -> None:
+    factory = site.report.contracts["Factory"].lower()
+    curated = {
+        "chainId": int(CHAIN),
+        "address": factory,
+        "description": "Deploys <b>children</b>",
+        "officialSite": "javascript:alert(1)",
+        "resourceLinks": [{"type": "Github", "url": "https://github.com/example/factory"}],
+        "tags": ["demo", "factory"],
+    }
+    save_curated(site.db, [parse_curated(curated)])
+    url = f"/#/chain/{CHAIN}/contract/{factory}"
+    page = browse(site.base, [{"name": "c", "url": url, "fresh": True, "script": LINKS}])["c"]
+    _usable(page)
+    assert "Deploys <b>children</b>" in page["text"]  # shown as text, not markup
+    assert page["script"] == ["#", "https://github.com/example/factory"]
+    assert "demo" in page["text"] and "factory" in page["text"]
+    children = site.api(f"/v1/chains/{CHAIN}/contracts/{factory}/deployments", pageSize=25)
+    assert children["contracts"] and page["contracts"] == [
+        c["address"] for c in children["contracts"]
+    ]
 
 
 def test_chart_draws_2160_points_and_hovers(walk: dict[str, Any]) -> None:

@@ -96,8 +96,9 @@ async function onSearch(app, text) {
   const ctx = makeContext(app);
   view.dataset.state = "loading";
   try {
-    const target = await search(text, ctx);
-    location.hash = target || `#/search/${encodeURIComponent(text)}`;
+    const target = (await search(text, ctx)) || `#/search/${encodeURIComponent(text)}`;
+    if (target === location.hash) await route(app); // no hashchange: show the page again
+    else location.hash = target;
   } catch (err) {
     showError(view, err);
     view.dataset.state = "error";

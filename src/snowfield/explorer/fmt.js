@@ -23,6 +23,9 @@ export function html(strings, ...values) {
 
 export const raw = (text) => new Html(text);
 
+/** A URL from data (curated links, logos) as a link target: http(s) only, never javascript:. */
+export const safeUrl = (url) => (/^https?:\/\//i.test(url || "") ? url : "#");
+
 const GROUP = new Intl.NumberFormat("en-US");
 export const int = (value) => GROUP.format(BigInt(value));
 

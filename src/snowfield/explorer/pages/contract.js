@@ -2,7 +2,7 @@
 // and the contracts it deployed as a factory (operation 10).
 
 import { ApiError } from "../api.js";
-import { addressLink, html, short, txLink } from "../fmt.js";
+import { addressLink, html, safeUrl, short, txLink } from "../fmt.js";
 import { contractsTable } from "./address.js";
 import { register } from "../registry.js";
 
@@ -27,12 +27,12 @@ async function render(view, ctx, { chain, address }) {
     d && ["Deployer", addressLink(chain, { address: d.deployerAddress }, { full: true })],
     d && d.deployerContractAddress && ["Factory", addressLink(chain, { address: d.deployerContractAddress }, { full: true })],
     meta.description && ["Description", meta.description],
-    meta.officialSite && ["Website", html`<a href="${meta.officialSite}" rel="noopener nofollow" target="_blank">${meta.officialSite}</a>`],
+    meta.officialSite && ["Website", html`<a href="${safeUrl(meta.officialSite)}" rel="noopener nofollow" target="_blank">${meta.officialSite}</a>`],
     meta.email && ["Email", meta.email],
-    meta.resourceLinks && meta.resourceLinks.length && ["Links", html`<div class="tags">${meta.resourceLinks.map((l) => html`<a class="badge" href="${l.url}" rel="noopener nofollow" target="_blank">${l.type}</a>`)}</div>`],
+    meta.resourceLinks && meta.resourceLinks.length && ["Links", html`<div class="tags">${meta.resourceLinks.map((l) => html`<a class="badge" href="${safeUrl(l.url)}" rel="noopener nofollow" target="_blank">${l.type}</a>`)}</div>`],
     meta.tags && meta.tags.length && ["Tags", html`<div class="tags">${meta.tags.map((t) => html`<span class="badge">${t}</span>`)}</div>`],
   ].filter(Boolean);
-  const logo = meta.logoAsset && meta.logoAsset.imageUri;
+  const logo = meta.logoAsset && meta.logoAsset.imageUri && safeUrl(meta.logoAsset.imageUri) !== "#" ? meta.logoAsset.imageUri : null;
   view.innerHTML = String(html`
     <div class="head">${logo ? html`<img class="logo" src="${logo}" alt="">` : ""}<h1>${meta.name || "Contract"}</h1>
       ${meta.symbol ? html`<span class="muted">${meta.symbol}</span>` : ""}<span class="mono muted">${me}</span></div>
