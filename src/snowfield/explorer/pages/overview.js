@@ -2,7 +2,7 @@
 // blocks and transactions, refreshed while the page is open.
 
 import { lineChart } from "../chart.js";
-import { addressLink, ago, blockLink, hexToNumber, html, int, methodBadge, number, short, txLink, units, when } from "../fmt.js";
+import { addressLink, blockLink, hexToNumber, html, int, methodBadge, number, short, txLink, units, when } from "../fmt.js";
 import { register } from "../registry.js";
 import { showError } from "../errors.js";
 
@@ -143,10 +143,10 @@ function blocksTable(chain, blocks, freshCount) {
 
 function txsTable(chain, txs, freshCount) {
   if (!txs.length) return html`<div class="empty">No transactions in the latest blocks</div>`;
-  return html`<table><thead><tr><th>Hash</th><th>Method</th><th>From → To</th><th class="num">Value</th><th class="hide-sm">Age</th></tr></thead><tbody>
+  return html`<table><thead><tr><th>Transaction</th><th>From / To</th><th class="num">Value</th></tr></thead><tbody>
     ${txs.map((t, i) => html`<tr class="${i < freshCount ? "fresh" : ""}" data-tx="${t.txHash}">
-      <td>${txLink(chain, t.txHash)}</td><td>${methodBadge(t.method)}</td>
-      <td>${addressLink(chain, t.from)}<span class="arrow">→</span>${addressLink(chain, t.to)}</td>
-      <td class="num">${units(t.value)}</td><td class="hide-sm" title="${ago(t.blockTimestamp)}">${when(t.blockTimestamp)}</td></tr>`)}
+      <td><div>${txLink(chain, t.txHash)}</div><div class="sub">${methodBadge(t.method)} ${when(t.blockTimestamp)}</div></td>
+      <td><div><span class="muted">From</span> ${addressLink(chain, t.from)}</div><div><span class="muted">To</span> ${addressLink(chain, t.to)}</div></td>
+      <td class="num">${units(t.value)}</td></tr>`)}
   </tbody></table>`;
 }
