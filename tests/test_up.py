@@ -59,11 +59,17 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
             timeout=5,
         ).json()["results"]
         assert sum(point["value"] for point in series) > 0, series
+        page = httpx.get(f"http://127.0.0.1:{api}/", timeout=5)
+        assert page.status_code == 200 and "snowfield explorer" in page.text
+        config = httpx.get(f"http://127.0.0.1:{api}/explorer/config.json", timeout=5).json()
+        assert config["rpc"].endswith(f"{node}/ext/bc/C/rpc")
+        assert config["metricsApi"] == f"http://127.0.0.1:{metrics}"
     finally:
         proc.send_signal(signal.SIGINT)
         out = proc.communicate(timeout=60)[0].decode(errors="replace")
     assert proc.returncode == 0, out
     assert "snowfield is up" in out and "Data API" in out
+    assert f"http://127.0.0.1:{api}/" in out  # the explorer's URL
     for port in (node, api, metrics):
         try:
             httpx.get(f"http://127.0.0.1:{port}/", timeout=1)

@@ -376,11 +376,14 @@ def serve(
     http_max_header_bytes: Annotated[int, _opt("http-max-header-bytes", "serve", min=1024)] = 16
     * 1024,
     http_max_connections: Annotated[int, _opt("http-max-connections", "serve", min=0)] = 1000,
+    explorer_rpc: Annotated[str | None, _opt("explorer-rpc", "serve")] = None,
+    explorer_metrics_api: Annotated[str | None, _opt("explorer-metrics-api", "serve")] = None,
+    explorer_api_key: Annotated[str | None, _opt("explorer-api-key", "serve")] = None,
     log_level: Annotated[str, _opt("log-level", "serve")] = "info",
     log_format: Annotated[str, _opt("log-format", "serve")] = "text",
 ) -> None:
     """Serve the data API and the metrics API over an indexed database (OpenAPI of each at
-    /openapi.json)."""
+    /openapi.json), and the explorer at / of the data API."""
     from snowfield.config import ServeSettings
 
     settings = ServeSettings(
@@ -396,6 +399,9 @@ def serve(
         http_read_header_timeout=http_read_header_timeout,
         http_max_header_bytes=http_max_header_bytes,
         http_max_connections=http_max_connections,
+        explorer_rpc=explorer_rpc,
+        explorer_metrics_api=explorer_metrics_api,
+        explorer_api_key=explorer_api_key,
         log_level=log_level,
         log_format=log_format,
     )
@@ -414,7 +420,7 @@ async def _run_serve(settings: Any) -> None:
     policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
     server = uvicorn.Server(
         server_config(
-            create_data_app(db, policy=policy, limiter=limiter),
+            create_data_app(db, policy=policy, limiter=limiter, explorer=_explorer(settings)),
             host=settings.host,
             port=settings.port,
             limits=http_limits(settings),
@@ -423,11 +429,23 @@ async def _run_serve(settings: Any) -> None:
     )
     base = f"http://{settings.host}:{settings.port}"
     console.print(f"Data API:  {base}/v1/chains   OpenAPI: {base}/openapi.json", soft_wrap=True)
+    console.print(f"Explorer:  {base}/", soft_wrap=True)
     metrics = _metrics_server(db, settings)
     try:
         await _serve_together(server, metrics)
     finally:
         db.close()
+
+
+def _explorer(settings: Any) -> Any:
+    from snowfield.api.site import ExplorerConfig
+
+    return ExplorerConfig(
+        rpc=settings.explorer_rpc,
+        metrics_api=settings.explorer_metrics_api,
+        metrics_port=settings.metrics_api_port,
+        api_key=settings.explorer_api_key,
+    )
 
 
 def _metrics_server(db: Any, settings: Any) -> uvicorn.Server:
@@ -617,12 +635,15 @@ def up(
                 str(api_port),
                 "--metrics-api-port",
                 str(metrics_api_port),
+                "--explorer-rpc",
+                rpc,
             ],
             ready=f"http://127.0.0.1:{api_port}/v1/chains",
             log=logs_dir / "api.log",
         ),
     ]
     urls = {
+        "Explorer": f"http://127.0.0.1:{api_port}/",
         "Data API": f"http://127.0.0.1:{api_port}/v1/chains",
         "Data API OpenAPI": f"http://127.0.0.1:{api_port}/openapi.json",
         "Metrics API": f"http://127.0.0.1:{metrics_api_port}/v2/chains/43112/metrics/txCount"

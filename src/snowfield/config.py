@@ -250,6 +250,26 @@ SETTINGS: tuple[Setting, ...] = (
         "serve",
     ),
     Setting(
+        "explorer-rpc",
+        None,
+        "JSON-RPC URL of the node the explorer (at /) asks for heads, blocks and receipts;"
+        " without it, each chain's rpcUrl from /v1/chains.",
+        "serve",
+    ),
+    Setting(
+        "explorer-metrics-api",
+        None,
+        "Base URL of the metrics API the explorer calls; without it, the page's own host on"
+        " --metrics-api-port.",
+        "serve",
+    ),
+    Setting(
+        "explorer-api-key",
+        None,
+        "API key the explorer sends in x-service-api-key (visible to every visitor of the page).",
+        "serve",
+    ),
+    Setting(
         "log-level", "info", "Log level: debug, info, warn, error.", "serve", "SNOWFIELD_LOG_LEVEL"
     ),
     Setting(
@@ -389,6 +409,9 @@ class ServeSettings:
     http_read_header_timeout: float = 30.0
     http_max_header_bytes: int = 16 * 1024
     http_max_connections: int = 1000
+    explorer_rpc: str | None = None
+    explorer_metrics_api: str | None = None
+    explorer_api_key: str | None = None
     log_level: str = "info"
     log_format: str = "text"
 

@@ -238,6 +238,9 @@ NPM_CLIENTS = {
     "ethers": "ethers@6",
     "@avalabs/avalanchejs": "@avalabs/avalanchejs@5.2.0",
     "@avalanche-sdk/client": "@avalanche-sdk/client@0.1.1",
+    # Drives the system's Chromium (/usr/bin/chromium) for the explorer's tests; no browser
+    # download of its own.
+    "playwright-core": "playwright-core@1",
 }
 _npm_lock = threading.Lock()
 

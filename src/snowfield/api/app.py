@@ -15,6 +15,7 @@ from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.responses import Headers, send_json
 from snowfield.api.router import Router
 from snowfield.api.routes import RouteSpec, RouteTable
+from snowfield.api.site import ExplorerConfig, Site
 from snowfield.api.telemetry import Recorder
 from snowfield.errors import Unavailable
 from snowfield.store.database import Database
@@ -37,8 +38,10 @@ def create_data_app(
     policy: RatePolicy | None = None,
     limiter: Limiter | None = None,
     operations: Sequence[Operation] = OPERATIONS,
+    explorer: ExplorerConfig | None = None,
 ) -> ASGIApp:
-    """The data service over `db` (already migrated); `limiter` defaults to in-memory counters."""
+    """The data service over `db` (already migrated); `limiter` defaults to in-memory counters;
+    with `explorer`, the explorer's page at / (snowfield.api.site)."""
     secret = db.meta("page_token_secret")
     if secret is None:
         raise Unavailable("the database has no page-token secret: run its migration first")
@@ -59,10 +62,11 @@ def create_data_app(
         unmatched_weight=_UNMATCHED_WEIGHT,
     )  # fmt: skip
     chosen = limiter if limiter is not None else MemoryLimiter()
-    return Router(
+    router = Router(
         table,
         [*(endpoint(op, services) for op in operations), openapi],
         gate=Gate(db=db, limiter=chosen, policy=policy or RatePolicy()),
         recorder=Recorder("data"),
         on_shutdown=chosen.close,
     )
+    return router if explorer is None else Site(router, explorer)

@@ -14,6 +14,7 @@ import orjson
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -234,8 +235,11 @@ def create_metrics_app(
 
     # Every metrics request costs one unit, so the table only names the route for telemetry.
     table = RouteTable([RouteSpec(route.path, 1) for route in routes])
-    return Telemetry(
+    served = Telemetry(
         _RateGate(app, chosen, rate_per_minute),
         service="metrics",
         route_of=lambda scope: table.resolve(scope).label,
     )
+    # Browsers on other origins (the explorer beside the data API) may read it, as the
+    # public service allows.
+    return CORSMiddleware(served, allow_origins=["*"], allow_methods=["GET"])

@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
@@ -106,7 +107,11 @@ def create_node_app(node: Node) -> ASGIApp:
                 return
         await starlette(scope, receive, send)
 
-    return app
+    # avalanchego answers browsers on any origin (--http-allowed-origins defaults to *); a
+    # request without an Origin header passes straight through.
+    return CORSMiddleware(
+        app, allow_origins=["*"], allow_methods=["GET", "POST"], allow_headers=["content-type"]
+    )
 
 
 def _chain_paths(chain: HostedChain, suffix: str) -> list[str]:

@@ -1,0 +1,109 @@
+// An address: native balance and ERC-721 holdings (operation 8), ERC-20 holdings of the tokens
+// in its transfers (operation 6, balances by eth_call), and tabs over operations 5, 6, 7, 8, 10.
+
+import { ApiError } from "../api.js";
+import { addressLink, blockLink, html, short, txLink, units, when } from "../fmt.js";
+import { pager, tabs } from "./parts.js";
+import { txTable } from "./block.js";
+import { register } from "../registry.js";
+
+register("/chain/:chain/address/:address", { name: "address", title: (p) => `Address ${short(p.address)}`, render });
+
+const PAGE = 25;
+const BALANCE_OF = "0x70a08231";
+
+const TABS = {
+  txs: { label: "Transactions", op: "transactions", show: (chain, body) => txTable(chain, body.transactions.map((e) => e.nativeTransaction), { block: true }) },
+  erc20: { label: "ERC-20 transfers", op: "transactions:listErc20", show: (chain, body, me) => transfers(chain, body.transactions, me, "erc20") },
+  erc721: { label: "NFT transfers", op: "transactions:listErc721", show: (chain, body, me) => transfers(chain, body.transactions, me, "erc721") },
+  nfts: { label: "NFTs", op: "balances:listErc721", show: (chain, body) => nftGrid(body.erc721TokenBalances), size: 24 },
+  contracts: { label: "Deployed contracts", path: (chain, a) => `/v1/chains/${chain}/contracts/${a}/deployments`, show: (chain, body) => contractsTable(chain, body.contracts) },
+};
+
+async function render(view, ctx, { chain, address }, query) {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new ApiError("invalid", `${address} is not an address (0x and 40 hex digits)`);
+  const me = address.toLowerCase();
+  const tab = TABS[query.tab] ? query.tab : "txs";
+  const spec = TABS[tab];
+  const path = spec.path ? spec.path(chain, me) : `/v1/chains/${chain}/addresses/${me}/${spec.op}`;
+  const [balances, contract, list, holdings] = await Promise.all([
+    ctx.api.data(`/v1/chains/${chain}/addresses/${me}/balances:listErc721`, { pageSize: 24 }),
+    ctx.api.contract(chain, me),
+    ctx.api.data(path, { pageSize: spec.size || PAGE, pageToken: query.page }),
+    erc20Holdings(ctx, chain, me),
+  ]);
+  const native = balances.nativeTokenBalance;
+  const nftCount = balances.erc721TokenBalances.length;
+  view.innerHTML = String(html`
+    <div class="head"><h1>${contract ? "Contract" : "Address"}</h1><span class="mono" data-k="address">${me}</span>
+      ${contract ? html`<a class="badge" href="#/chain/${chain}/contract/${me}">${contract.ercType}${contract.name ? ` · ${contract.name}` : ""}</a>` : ""}</div>
+    <section class="grid g2">
+      <div class="panel"><dl class="kv">
+        <dt>${native.symbol} balance</dt><dd><span data-k="native-balance" data-v="${native.balance}">${units(native.balance, native.decimals)}</span> ${native.symbol}</dd>
+        <dt>NFTs held</dt><dd><span data-k="nft-count" data-v="${nftCount}">${nftCount}${balances.nextPageToken ? "+" : ""}</span></dd>
+        ${contract && contract.deploymentDetails ? html`<dt>Created by</dt><dd>${addressLink(chain, { address: contract.deploymentDetails.deployerAddress })} in ${txLink(chain, contract.deploymentDetails.txHash)}</dd>` : ""}
+      </dl></div>
+      <div class="panel"><header><h2>ERC-20 holdings</h2><span class="muted">tokens seen in its transfers</span></header>
+        <div class="body">${holdingsList(chain, holdings)}</div></div>
+    </section>
+    <section class="panel">${tabs(`#/chain/${chain}/address/${me}`, Object.entries(TABS).map(([k, t]) => [k, t.label]), tab)}
+      <div class="scroll" data-tab-body="${tab}">${spec.show(chain, list, me)}</div>
+      ${pager(`#/chain/${chain}/address/${me}`, { ...query, tab }, list.nextPageToken)}</section>`);
+}
+
+/**
+ * The address's ERC-20 balances, for the tokens of its latest 100 transfers: no data operation
+ * lists ERC-20 balances, so they are read from the tokens by eth_call (skipped without a node).
+ */
+async function erc20Holdings(ctx, chain, me) {
+  const recent = await ctx.api.data(`/v1/chains/${chain}/addresses/${me}/transactions:listErc20`, { pageSize: 100 });
+  const tokens = [...new Map(recent.transactions.map((t) => [t.erc20Token.address, t.erc20Token])).values()];
+  if (!tokens.length) return { tokens: [] };
+  if (!ctx.api.rpcUrl(chain)) return { tokens, unread: true };
+  const data = BALANCE_OF + me.slice(2).padStart(64, "0");
+  try {
+    const results = await ctx.api.rpcBatch(chain, tokens.map((t) => ["eth_call", [{ to: t.address, data }, "latest"]]));
+    return { tokens: tokens.map((t, i) => ({ ...t, balance: BigInt(results[i] === "0x" ? 0 : results[i]) })) };
+  } catch {
+    return { tokens, unread: true };
+  }
+}
+
+function holdingsList(chain, holdings) {
+  if (!holdings.tokens.length) return html`<div class="muted">No ERC-20 transfers</div>`;
+  if (holdings.unread) return html`<div class="holdings">${holdings.tokens.map((t) => html`<a class="holding" href="#/chain/${chain}/contract/${t.address}">${t.symbol}</a>`)}</div>`;
+  return html`<div class="holdings">${holdings.tokens.map((t) => html`<a class="holding" href="#/chain/${chain}/contract/${t.address}" data-k="erc20-${t.address}" data-v="${t.balance}">
+    <b>${units(t.balance, t.decimals)}</b> ${t.symbol}</a>`)}</div>`;
+}
+
+function transfers(chain, items, me, kind) {
+  if (!items.length) return html`<div class="empty">No transfers</div>`;
+  return html`<table data-k="transfers"><thead><tr><th>Tx</th><th>Block</th><th>Age</th><th>From</th><th></th><th>To</th><th class="num">${kind === "erc20" ? "Amount" : "Token id"}</th><th>Token</th></tr></thead><tbody>
+    ${items.map((t) => {
+      const token = kind === "erc20" ? t.erc20Token : t.erc721Token;
+      const out = t.from.address === me;
+      return html`<tr data-tx="${t.txHash}"><td>${txLink(chain, t.txHash)}</td><td>${blockLink(chain, t.blockNumber)}</td><td>${when(t.blockTimestamp)}</td>
+        <td>${addressLink(chain, t.from)}</td><td><span class="badge ${out ? "bad" : "ok"}">${out ? "OUT" : "IN"}</span></td><td>${addressLink(chain, t.to)}</td>
+        <td class="num" data-v="${kind === "erc20" ? t.value : token.tokenId}">${kind === "erc20" ? units(t.value, token.decimals) : `#${token.tokenId}`}</td>
+        <td>${addressLink(chain, { address: token.address, name: token.name, symbol: token.symbol })}</td></tr>`;
+    })}</tbody></table>`;
+}
+
+function nftGrid(tokens) {
+  if (!tokens.length) return html`<div class="empty">No ERC-721 tokens</div>`;
+  return html`<div class="nfts" data-k="nfts">${tokens.map((t) => {
+    const meta = t.metadata || {};
+    const image = meta.imageUri && /^(data:image\/|https?:)/.test(meta.imageUri) ? meta.imageUri : null;
+    return html`<div class="nft" data-token="${t.address}:${t.tokenId}">
+      ${image ? html`<img src="${image}" alt="${meta.name || t.name}" decoding="async">` : html`<div class="ph"></div>`}
+      <div class="cap"><b>${meta.name || `${t.name} #${t.tokenId}`}</b><span class="muted">${t.symbol} #${t.tokenId}</span></div></div>`;
+  })}</div>`;
+}
+
+export function contractsTable(chain, contracts) {
+  if (!contracts.length) return html`<div class="empty">No contracts deployed</div>`;
+  return html`<table data-k="contracts"><thead><tr><th>Contract</th><th>Type</th><th>Name</th><th>Creation tx</th></tr></thead><tbody>
+    ${contracts.map((c) => html`<tr data-contract="${c.address}"><td><a class="mono" href="#/chain/${chain}/contract/${c.address}">${c.address}</a></td>
+      <td><span class="badge">${c.ercType}</span></td><td>${c.name || ""}${c.symbol ? ` (${c.symbol})` : ""}</td>
+      <td>${c.deploymentDetails ? txLink(chain, c.deploymentDetails.txHash) : ""}</td></tr>`)}</tbody></table>`;
+}
