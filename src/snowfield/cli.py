@@ -212,7 +212,9 @@ def _print_banner(node: Any, settings: NetworkSettings) -> None:
     console.print(f"Mnemonic: [bold]{settings.mnemonic}[/bold]")
     for chain in node.chains:
         for suffix in chain.services:
-            console.print(f"{chain.label} {suffix}: {base}/ext/bc/{chain.label}/{suffix}")
+            # WebSocket endpoints are dialled with ws://, not http://
+            root = base.replace("http://", "ws://", 1) if suffix == "ws" else base
+            console.print(f"{chain.label} {suffix}: {root}/ext/bc/{chain.label}/{suffix}")
         if chain.alias:
             console.print(f"  (also /ext/bc/{chain.blockchain_id}/...)", soft_wrap=True)
         for name in chain.indexes:
