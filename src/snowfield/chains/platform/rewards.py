@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from snowfield.chains.platform.config import PERCENT_DENOMINATOR, RewardConfig
 
+_NANOS = 1_000_000_000
+
 
 def calculate(config: RewardConfig, duration: int, stake: int, supply: int) -> int:
     """The reward of staking `stake` for `duration` seconds at `supply` (nAVAX)."""
+    # avalanchego computes with time.Duration, i.e. nanoseconds; the truncations depend on it.
+    duration, period = duration * _NANOS, config.minting_period * _NANOS
     rate_spread = config.max_consumption_rate - config.min_consumption_rate
-    numerator = rate_spread * duration + config.min_consumption_rate * config.minting_period
-    denominator = config.minting_period * PERCENT_DENOMINATOR
+    numerator = rate_spread * duration + config.min_consumption_rate * period
     remaining = config.supply_cap - supply
-    reward = remaining * numerator * stake * duration // denominator // supply
-    return min(remaining, reward // config.minting_period)
+    reward = remaining * numerator * stake * duration // (period * PERCENT_DENOMINATOR) // supply
+    return min(remaining, reward // period)
 
 
 def split(total: int, shares: int) -> tuple[int, int]:
