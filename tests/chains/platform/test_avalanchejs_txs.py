@@ -17,10 +17,12 @@ from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.formats.ids import NodeID
 from snowfield.formats.platform.txs import Tx
 from snowfield.testing import run_node_script
-from tests.chains.platform.wallet import START, KEY2, address, new_chain, pop
+from tests.chains.platform.wallet import KEY2, START, address, new_chain, pop
 
 SCRIPT = """
-import { pvm, utils, Utxo, Common, TransferableOutput, addTxSignatures } from '@avalabs/avalanchejs';
+import {
+  pvm, utils, Utxo, Common, TransferableOutput, addTxSignatures,
+} from '@avalabs/avalanchejs';
 const input = JSON.parse(process.argv[2]);
 const manager = utils.getManagerForVM('PVM');
 const utxo = (i) => [manager.unpack(utils.hexToBuffer(input.utxos[i]), Utxo)];
@@ -41,7 +43,8 @@ const key = utils.hexToBuffer(input.key);
 const primary = '11111111111111111111111111111111LpoYY';
 const txs = [
   pvm.e.newBaseTx({ ...common(0), outputs: [
-    TransferableOutput.fromNative(input.avax, 5000000000n, [utils.hexToBuffer(input.to)])] }, context),
+    TransferableOutput.fromNative(input.avax, 5000000000n, [utils.hexToBuffer(input.to)]),
+  ] }, context),
   pvm.e.newCreateSubnetTx({ ...common(1), subnetOwners: from }, context),
   pvm.e.newAddPermissionlessValidatorTx({ ...common(2), nodeId: input.nodeId, start: 0n,
     end: BigInt(input.end), weight: 2000000000000n, subnetId: primary, shares: 100000,
