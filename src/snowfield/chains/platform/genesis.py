@@ -7,7 +7,8 @@ supply), and the primary network's chains (X, C) are recorded by their CreateCha
 ids are the blockchain ids. The AVAX asset id is an input (it comes from the X-Chain genesis).
 
 Public API: `Allocation`, `InitialStaker`, `GenesisChain`, `GenesisConfig`, `build_state`,
-`genesis_block`, `AVM_ID`, `EVM_ID`, `X_FX_IDS`, `EWOQ_ADDRESS`.
+`genesis_block`, `local_config` (+ `LocalStaker`), `AVM_ID`, `EVM_ID`, `X_FX_IDS`,
+`EWOQ_ADDRESS`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from snowfield.chains.platform import rewards
-from snowfield.chains.platform.config import LOCAL_PARAMS, Params
+from snowfield.chains.platform.config import AVAX, LOCAL_PARAMS, Params
 from snowfield.chains.platform.gas import FeeState
 from snowfield.chains.platform.records import Blockchain, TxRecord, TxStatus
 from snowfield.chains.platform.stakers import Staker, StakerKind
@@ -225,3 +226,46 @@ def _add_chains(state: PlatformState, config: GenesisConfig) -> list[Tx]:
         state.txs[tx.id] = TxRecord(tx, TxStatus.COMMITTED, 0)
         txs.append(tx)
     return txs
+
+
+@dataclass(frozen=True, slots=True)
+class LocalStaker:
+    """An initial staker of a local network: its node id and BLS proof of possession."""
+
+    node_id: NodeID
+    public_key: bytes
+    proof_of_possession: bytes
+
+
+LOCAL_DELEGATION_FEES = (1_000_000, 500_000, 250_000, 125_000, 62_500)
+LOCAL_EWOQ_AMOUNT = 20_000_000 * AVAX  # genesis_local.json's unlocked P-Chain amount for ewoq
+LOCAL_STAKER_WEIGHT = 2_000_000 * AVAX  # 10M staked funds over the five local stakers
+
+
+def local_config(
+    network_id: int,
+    avax_asset_id: ID,
+    start_time: int,
+    stakers: tuple[LocalStaker, ...],
+    chains: tuple[GenesisChain, ...],
+    dev_addresses: tuple[ShortID, ...] = (),
+    dev_amount: int = 1_000_000 * AVAX,
+) -> GenesisConfig:
+    """A genesis like avalanchego's local network: ewoq and the dev addresses funded, the
+    stakers validating with ewoq as reward address and the local delegation fees."""
+    allocations = (
+        Allocation(EWOQ_ADDRESS, LOCAL_EWOQ_AMOUNT),
+        *(Allocation(a, dev_amount) for a in dev_addresses),
+    )
+    initial = tuple(
+        InitialStaker(
+            s.node_id,
+            s.public_key,
+            s.proof_of_possession,
+            EWOQ_ADDRESS,
+            LOCAL_STAKER_WEIGHT,
+            LOCAL_DELEGATION_FEES[i % len(LOCAL_DELEGATION_FEES)],
+        )
+        for i, s in enumerate(stakers)
+    )
+    return GenesisConfig(network_id, avax_asset_id, start_time, allocations, initial, chains)
