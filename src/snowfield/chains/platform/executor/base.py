@@ -27,7 +27,7 @@ from snowfield.formats.platform.components import (
 )
 from snowfield.formats.platform.secp256k1fx import Input, OutputOwners
 from snowfield.formats.platform.txs import Tx
-from snowfield.formats.platform.types import Auth, UnsignedTx
+from snowfield.formats.platform.types import Auth, Owner, UnsignedTx
 
 Effect = Callable[[], None]
 
@@ -169,6 +169,13 @@ def signers_of(tx: Tx) -> Signers:
             _SIGNERS.clear()
         signers = _SIGNERS[tx.id] = Signers(tx)
     return signers
+
+
+def output_owners(owner: Owner) -> OutputOwners:
+    """The secp256k1fx owner of a tx field; the only kind the P-Chain accepts."""
+    if not isinstance(owner, OutputOwners):
+        raise InvalidParams("unsupported owner type")
+    return owner
 
 
 def verify_auth(

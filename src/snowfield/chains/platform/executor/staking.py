@@ -12,13 +12,19 @@ from collections.abc import Sequence
 
 from snowfield.chains.platform import rewards
 from snowfield.chains.platform.config import PERCENT_DENOMINATOR, StakingConfig
-from snowfield.chains.platform.executor.base import Effect, Env, SpendRequest, executes, spend
+from snowfield.chains.platform.executor.base import (
+    Effect,
+    Env,
+    SpendRequest,
+    executes,
+    output_owners,
+    spend,
+)
 from snowfield.chains.platform.stakers import Staker, StakerKind
 from snowfield.crypto import bls
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, PRIMARY_NETWORK_ID
 from snowfield.formats.platform.components import TransferableOutput
-from snowfield.formats.platform.secp256k1fx import OutputOwners
 from snowfield.formats.platform.signer import ProofOfPossession
 from snowfield.formats.platform.staking_txs import (
     AddDelegatorTx,
@@ -27,13 +33,7 @@ from snowfield.formats.platform.staking_txs import (
     AddValidatorTx,
 )
 from snowfield.formats.platform.txs import Tx
-from snowfield.formats.platform.types import Owner, Signer
-
-
-def _owner(owner: Owner) -> OutputOwners:
-    if not isinstance(owner, OutputOwners):
-        raise InvalidParams("unsupported owner type")
-    return owner
+from snowfield.formats.platform.types import Signer
 
 
 def _check_stake(env: Env, stake: Sequence[TransferableOutput], weight: int) -> None:
@@ -100,7 +100,10 @@ def add_validator(env: Env, tx: Tx) -> Effect:
     if (PRIMARY_NETWORK_ID, validator.node_id) in state.stakers.validators:
         raise InvalidParams(f"attempted to issue duplicate validation for {validator.node_id}")
     public_key = check_signer(unsigned.signer)
-    owners = _owner(unsigned.validator_rewards_owner), _owner(unsigned.delegator_rewards_owner)
+    owners = (
+        output_owners(unsigned.validator_rewards_owner),
+        output_owners(unsigned.delegator_rewards_owner),
+    )
     spent = spend(env, tx, unsigned.base, SpendRequest(extra_outputs=unsigned.stake))
     staker = Staker(
         tx.id,
@@ -142,7 +145,7 @@ def add_delegator(env: Env, tx: Tx) -> Effect:
     )
     if validator.weight + delegated + delegation.weight > max_weight:
         raise InvalidParams("validator would be over delegated")
-    owner = _owner(unsigned.delegation_rewards_owner)
+    owner = output_owners(unsigned.delegation_rewards_owner)
     spent = spend(env, tx, unsigned.base, SpendRequest(extra_outputs=unsigned.stake))
     staker = Staker(
         tx.id,

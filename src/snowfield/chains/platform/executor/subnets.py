@@ -11,6 +11,7 @@ from snowfield.chains.platform.executor.base import (
     Env,
     SpendRequest,
     executes,
+    output_owners,
     spend,
     verify_auth,
 )
@@ -18,7 +19,6 @@ from snowfield.chains.platform.records import Blockchain, Subnet
 from snowfield.chains.platform.stakers import Staker, StakerKind
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, PRIMARY_NETWORK_ID
-from snowfield.formats.platform.secp256k1fx import OutputOwners
 from snowfield.formats.platform.staking_txs import AddSubnetValidatorTx, RemoveSubnetValidatorTx
 from snowfield.formats.platform.subnet_txs import (
     CreateChainTx,
@@ -27,17 +27,11 @@ from snowfield.formats.platform.subnet_txs import (
     TransformSubnetTx,
 )
 from snowfield.formats.platform.txs import Tx
-from snowfield.formats.platform.types import Auth, Owner
+from snowfield.formats.platform.types import Auth
 
 MAX_NAME_LEN = 128
 MAX_GENESIS_LEN = 1024 * 1024
 _NAME = re.compile(r"[A-Za-z0-9 ]*")
-
-
-def _owner(owner: Owner) -> OutputOwners:
-    if not isinstance(owner, OutputOwners):
-        raise InvalidParams("unsupported owner type")
-    return owner
 
 
 def subnet_for_change(env: Env, tx: Tx, subnet_id: ID, auth: Auth) -> Subnet:
@@ -61,7 +55,7 @@ def permissioned(subnet: Subnet) -> Subnet:
 def create_subnet(env: Env, tx: Tx) -> Effect:
     unsigned = tx.unsigned
     assert isinstance(unsigned, CreateSubnetTx)
-    owner = _owner(unsigned.owner)
+    owner = output_owners(unsigned.owner)
     spent = spend(env, tx, unsigned.base)
 
     def apply() -> None:
@@ -107,7 +101,7 @@ def create_chain(env: Env, tx: Tx) -> Effect:
 def transfer_ownership(env: Env, tx: Tx) -> Effect:
     unsigned = tx.unsigned
     assert isinstance(unsigned, TransferSubnetOwnershipTx)
-    owner = _owner(unsigned.owner)
+    owner = output_owners(unsigned.owner)
     subnet = subnet_for_change(env, tx, unsigned.subnet_id, unsigned.subnet_auth)
     spent = spend(env, tx, unsigned.base, SpendRequest(auths=1))
 
