@@ -12,11 +12,17 @@ from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.config import AVAX, DAY
 from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.errors import InvalidParams
-from snowfield.formats.ids import PRIMARY_NETWORK_ID, NodeID
+from snowfield.chains.platform.genesis import Allocation
+from snowfield.formats.ids import P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID
 from snowfield.formats.platform.blocks import BanffProposalBlock
-from snowfield.formats.platform.components import BaseTxFields, TransferableOutput
-from snowfield.formats.platform.secp256k1fx import TransferOutput
+from snowfield.formats.platform.components import (
+    BaseTxFields,
+    TransferableInput,
+    TransferableOutput,
+)
+from snowfield.formats.platform.secp256k1fx import TransferInput, TransferOutput
 from snowfield.formats.platform.signer import ProofOfPossession
+from snowfield.formats.platform.stakeable import LockIn, LockOut
 from snowfield.formats.platform.staking_txs import (
     AddPermissionlessDelegatorTx,
     AddPermissionlessValidatorTx,
@@ -32,6 +38,7 @@ from tests.chains.platform.wallet import (
     new_chain,
     owner,
     pop,
+    sign,
 )
 
 NODE = NodeID(b"\x42" * 20)
@@ -160,3 +167,55 @@ def test_a_stopped_validator_gets_its_stake_back_but_no_reward() -> None:
     assert chain.current_supply == supply0
     proposal = next(b.block for b in blocks if isinstance(b.block, BanffProposalBlock))
     assert chain.tx_status(proposal.tx.id)[0] == "Aborted"
+
+
+def test_stakeable_locked_funds_can_stake_and_come_back_locked() -> None:
+    lock = START + 30 * DAY
+    locked_owner = owner(KEY2)
+    chain = new_chain(
+        allocations=[
+            Allocation(address(KEY2), 5_000 * AVAX, lock),
+            Allocation(address(KEY2), 10 * AVAX),
+        ]
+    )
+    utxos, _ = chain.utxos([address(KEY2)])
+    locked = next(u for u in utxos if isinstance(u.output, LockOut))
+    free = next(u for u in utxos if not isinstance(u.output, LockOut))
+    inputs = sorted(
+        [
+            TransferableInput(
+                locked.utxo_id, AVAX_ID, LockIn(lock, TransferInput(5_000 * AVAX, (0,)))
+            ),
+            TransferableInput(free.utxo_id, AVAX_ID, TransferInput(10 * AVAX, (0,))),
+        ],
+        key=lambda i: i.sort_key(),
+    )
+    change = (
+        TransferableOutput(AVAX_ID, LockOut(lock, TransferOutput(3_000 * AVAX, locked_owner))),
+        TransferableOutput(AVAX_ID, TransferOutput(9 * AVAX, locked_owner)),
+    )
+    stake = (
+        TransferableOutput(AVAX_ID, LockOut(lock, TransferOutput(VALIDATOR_STAKE, locked_owner))),
+    )
+    base = BaseTxFields(
+        12345, P_CHAIN_ID, tuple(sorted(change, key=lambda o: o.sort_key())), tuple(inputs)
+    )
+    unsigned = AddPermissionlessValidatorTx(
+        base,
+        Validator(NODE, 0, START + 2 * DAY, VALIDATOR_STAKE),
+        PRIMARY_NETWORK_ID,
+        pop(b"locked validator"),
+        stake,
+        locked_owner,
+        locked_owner,
+        20_000,
+    )
+    tx = sign(unsigned, [[KEY2], [KEY2]])
+    chain.issue(tx.encode())
+    chain.build_block(START)
+    assert chain.balance([address(KEY2)]).locked_stakeable == 3_000 * AVAX
+    assert chain.stake_of([address(KEY2)])[0] == VALIDATOR_STAKE
+    chain.build_block(START + 2 * DAY)
+    balance = chain.balance([address(KEY2)])
+    assert balance.locked_stakeable == 5_000 * AVAX  # the stake came back, still locked
+    assert balance.unlocked == 9 * AVAX + chain.reward_utxos(tx.id)[0].output.amount
