@@ -10,9 +10,9 @@ import pytest
 from snowfield.chains.platform import rewards
 from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.config import AVAX, DAY
+from snowfield.chains.platform.genesis import Allocation
 from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.errors import InvalidParams
-from snowfield.chains.platform.genesis import Allocation
 from snowfield.formats.ids import P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID
 from snowfield.formats.platform.blocks import BanffProposalBlock
 from snowfield.formats.platform.components import (
