@@ -50,6 +50,9 @@ const txs = [
     end: BigInt(input.end), weight: 2000000000000n, subnetId: primary, shares: 100000,
     publicKey: utils.hexToBuffer(input.pk), signature: utils.hexToBuffer(input.pop),
     rewardAddresses: from, delegatorRewardsOwner: from }, context),
+  pvm.e.newAddPermissionlessDelegatorTx({ ...common(3), nodeId: input.nodeId, start: 0n,
+    end: BigInt(input.end), weight: 500000000000n, subnetId: primary,
+    rewardAddresses: from }, context),
 ];
 const out = [];
 for (const tx of txs) {
@@ -63,7 +66,7 @@ console.log(JSON.stringify(out));
 @pytest.fixture(scope="module")
 def built() -> tuple[PlatformChain, list[Tx]]:
     ewoq = address(EWOQ_KEY)
-    chain = new_chain(allocations=[Allocation(ewoq, 3_000 * AVAX)] * 3)
+    chain = new_chain(allocations=[Allocation(ewoq, 3_000 * AVAX)] * 4)
     utxos, _ = chain.utxos([ewoq])
     names = {c.name: str(c.blockchain_id) for c in chain.blockchains()}
     signer = pop(b"avalanchejs validator")
@@ -89,15 +92,18 @@ def built() -> tuple[PlatformChain, list[Tx]]:
 def test_avalanchejs_txs_burn_exactly_our_gas(built: tuple[PlatformChain, list[Tx]]) -> None:
     chain, txs = built
     gases = [to_gas(tx_complexity(tx.unsigned), chain.fee_config.weights) for tx in txs]
-    assert gases == [5_179, 5_139, 13_691]
+    assert gases == [5_179, 5_139, 13_691, 8_299]
 
 
 def test_avalanchejs_txs_are_accepted(built: tuple[PlatformChain, list[Tx]]) -> None:
     chain, txs = built
-    for tx in txs:
+    for tx in txs[:3]:
         assert chain.issue(tx.encode()) == tx.id
     chain.build_block(START + 100)
-    assert [chain.tx_status(tx.id)[0] for tx in txs] == ["Committed"] * 3
+    chain.issue(txs[3].encode())  # the delegator needs its validator accepted first
+    chain.build_block(START + 100)
+    assert [chain.tx_status(tx.id)[0] for tx in txs] == ["Committed"] * 4
     assert chain.balance([address(KEY2)]).unlocked == 5 * AVAX
-    assert [v.staker.node_id for v in chain.current_validators(node_ids=[NodeID(b"\x33" * 20)])]
+    (validator,) = chain.current_validators(node_ids=[NodeID(b"\x33" * 20)])
+    assert [d.tx_id for d in validator.delegators] == [txs[3].id]
     assert chain.subnet(txs[1].id).owner.addresses == (address(EWOQ_KEY),)
