@@ -93,10 +93,13 @@ class BlockAcceptor:
         state = self.env.state
         if not txs and time <= state.timestamp:
             return None
-        parent, height = state.last_block_id, state.height + 1
+        parent, height, moves = state.last_block_id, state.height + 1, time > state.timestamp
         state.height = height
         self._advance(time)
         included = self._run(txs, strict=False)
+        if not included and not moves:  # every tx was dropped: nothing to accept
+            state.height -= 1
+            return None
         return self._finish(BanffStandardBlock(time, parent, height, included), time)
 
     def reward(self, staker: Staker, commit: bool) -> list[AcceptedBlock]:
