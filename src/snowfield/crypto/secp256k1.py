@@ -38,3 +38,8 @@ def recover_public_key(digest: bytes, signature: bytes) -> bytes:
     except ValueError:
         raise InvalidParams("invalid signature") from None
     return bytes(public.format(compressed=True))
+
+
+def public_key_of(secret: bytes) -> bytes:
+    """The 33-byte compressed public key of a 32-byte secret (P/X-Chain addresses hash it)."""
+    return bytes(PrivateKey(secret).public_key.format(compressed=True))

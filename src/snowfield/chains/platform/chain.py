@@ -1,0 +1,246 @@
+"""`PlatformChain`: the P-Chain state machine behind platform.*: issue, build, replay, query."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from snowfield.chains.atomic import AtomicElement, SharedMemory
+from snowfield.chains.platform.blocks import AcceptedBlock, BlockAcceptor
+from snowfield.chains.platform.config import FeeConfig, ValidatorFeeConfig
+from snowfield.chains.platform.executor import Env, execute
+from snowfield.chains.platform.gas import FeeState, ValidatorFeeState
+from snowfield.chains.platform.genesis import GenesisConfig, build_state
+from snowfield.chains.platform.queries import Balance, ValidatorInfo, balance_of, staked_outputs
+from snowfield.chains.platform.records import Blockchain, L1Validator, Subnet, TxRecord, TxStatus
+from snowfield.chains.platform.stakers import Staker
+from snowfield.chains.platform.state import PlatformState, ValidatorSet
+from snowfield.chains.platform.timeflow import next_change_time
+from snowfield.errors import Conflict, InvalidParams
+from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
+from snowfield.formats.platform.components import UTXO, TransferableOutput
+from snowfield.formats.platform.txs import Tx
+
+MAX_MEMPOOL = 4096
+MAX_BLOCKS_PER_BUILD = 1024
+
+
+class PlatformChain:
+    """One P-Chain: its state, mempool, accepted blocks and the devnet's stopped validators."""
+
+    def __init__(self, state: PlatformState, shared_memory: SharedMemory) -> None:
+        self.state = state
+        self.shared_memory = shared_memory
+        self.env = Env(state, shared_memory, P_CHAIN_ID)
+        self._acceptor = BlockAcceptor(self.env)
+        self._mempool: dict[ID, Tx] = {}
+        self._stopped: set[NodeID] = set()
+        self.blocks: list[AcceptedBlock] = []
+
+    @classmethod
+    def from_genesis(cls, config: GenesisConfig, shared_memory: SharedMemory) -> PlatformChain:
+        return cls(build_state(config), shared_memory)
+
+    # --- writing -------------------------------------------------------------------------
+
+    def issue(self, tx_bytes: bytes) -> ID:
+        """Verifies a signed tx against the current state and queues it; returns its id."""
+        tx = Tx.decode(tx_bytes)
+        known = self.state.txs.get(tx.id)
+        if tx.id in self._mempool or (known and known.status is TxStatus.COMMITTED):
+            raise Conflict(f"tx {tx.id} already known")
+        if len(self._mempool) >= MAX_MEMPOOL:
+            raise Conflict("mempool is full")
+        self._check_conflicts(tx)
+        execute(self.env, tx)  # verification only: the effect is dropped
+        self._mempool[tx.id] = tx
+        self._acceptor.dropped.pop(tx.id, None)
+        return tx.id
+
+    def _check_conflicts(self, tx: Tx) -> None:
+        spends = _spent_ids(tx)
+        for other in self._mempool.values():
+            if spends & _spent_ids(other):
+                raise Conflict(f"tx {tx.id} conflicts with tx {other.id} in the mempool")
+
+    def mark_stopped(self, node_id: NodeID, stopped: bool = True) -> None:
+        """Devnet fault: a stopped validator's uptime is 0, so its reward is aborted."""
+        (self._stopped.add if stopped else self._stopped.discard)(node_id)
+
+    def build_block(self, now: int) -> list[AcceptedBlock]:
+        """Builds and accepts every block due by network time `now`: staker ends (proposal +
+        option), time advances to each staker change, then the mempool's txs."""
+        built: list[AcceptedBlock] = []
+        for _ in range(MAX_BLOCKS_PER_BUILD):
+            step = self._next_due(now)
+            if not step:
+                break
+            built += step
+        block = self._acceptor.standard(
+            max(now, self.state.timestamp), tuple(self._mempool.values())
+        )
+        self._mempool.clear()
+        if block is not None:
+            built.append(block)
+        self.blocks += built
+        return built
+
+    def _next_due(self, now: int) -> list[AcceptedBlock]:
+        staker = self.state.stakers.next_to_end()
+        if staker is not None and staker.kind.rewarded and staker.end <= self.state.timestamp:
+            return self._acceptor.reward(staker, commit=self._uptime_ok(staker))
+        change = next_change_time(self.state)
+        if change is not None and self.state.timestamp < change <= now:
+            block = self._acceptor.standard(change, ())
+            return [block] if block else []
+        return []
+
+    def _uptime_ok(self, staker: Staker) -> bool:
+        return staker.node_id not in self._stopped
+
+    def apply_block(self, data: bytes) -> AcceptedBlock:
+        """Replays a journaled block (deterministic: the same bytes give the same state)."""
+        block = self._acceptor.accept(data)
+        for tx_id in _tx_ids(block):
+            self._mempool.pop(tx_id, None)
+        self.blocks.append(block)
+        return block
+
+    # --- reading -------------------------------------------------------------------------
+
+    @property
+    def height(self) -> int:
+        return self.state.height
+
+    @property
+    def timestamp(self) -> int:
+        return self.state.timestamp
+
+    @property
+    def last_accepted_id(self) -> ID:
+        return self.state.last_block_id
+
+    @property
+    def current_supply(self) -> int:
+        return self.state.current_supply
+
+    def utxos(
+        self,
+        addresses: Iterable[ShortID],
+        start: tuple[ShortID, ID] | None = None,
+        limit: int = 1024,
+    ) -> tuple[list[UTXO], tuple[ShortID, ID] | None]:
+        return self.state.utxos.by_addresses(addresses, start, limit)
+
+    def atomic_utxos(
+        self,
+        source_chain: ID,
+        addresses: Iterable[ShortID],
+        start: tuple[bytes, bytes] | None = None,
+        limit: int = 1024,
+    ) -> list[tuple[bytes, AtomicElement]]:
+        traits = [a.raw for a in addresses]
+        return self.shared_memory.indexed(P_CHAIN_ID, source_chain, traits, start, limit)
+
+    def balance(self, addresses: Iterable[ShortID]) -> Balance:
+        utxos = self.state.utxos.of_addresses(addresses)
+        return balance_of(
+            [u for u in utxos if u.asset_id == self.state.avax_asset_id], self.timestamp
+        )
+
+    def tx(self, tx_id: ID) -> Tx | None:
+        record = self.state.txs.get(tx_id)
+        return record.tx if record else self._mempool.get(tx_id)
+
+    def tx_status(self, tx_id: ID) -> tuple[TxStatus, str | None]:
+        record: TxRecord | None = self.state.txs.get(tx_id)
+        if record is not None:
+            return record.status, None
+        if tx_id in self._mempool:
+            return TxStatus.PROCESSING, None
+        if tx_id in self._acceptor.dropped:
+            return TxStatus.DROPPED, self._acceptor.dropped[tx_id]
+        return TxStatus.UNKNOWN, None
+
+    def current_validators(
+        self, subnet_id: ID = PRIMARY_NETWORK_ID, node_ids: Iterable[NodeID] = ()
+    ) -> list[ValidatorInfo]:
+        wanted, stakers = set(node_ids), self.state.stakers
+        return [
+            ValidatorInfo(
+                staker,
+                tuple(stakers.delegators_of(subnet, node_id)),
+                0.0 if node_id in self._stopped else 100.0,
+                node_id not in self._stopped,
+            )
+            for (subnet, node_id), staker in sorted(stakers.validators.items())
+            if subnet == subnet_id and (not wanted or node_id in wanted)
+        ]
+
+    def validators_at(self, height: int, subnet_id: ID = PRIMARY_NETWORK_ID) -> ValidatorSet:
+        if height > self.height:
+            raise InvalidParams(f"height {height} is above the last accepted height {self.height}")
+        return self.state.validator_sets_at(height).get(subnet_id, {})
+
+    def all_validators_at(self, height: int) -> dict[ID, ValidatorSet]:
+        return self.state.validator_sets_at(height)
+
+    def subnets(self) -> list[Subnet]:
+        return sorted(self.state.subnets.values(), key=lambda s: s.subnet_id)
+
+    def subnet(self, subnet_id: ID) -> Subnet:
+        if subnet_id == PRIMARY_NETWORK_ID:
+            raise InvalidParams("the primary network isn't a subnet")
+        subnet = self.state.subnets.get(subnet_id)
+        if subnet is None:
+            raise InvalidParams(f"subnet {subnet_id} not found")
+        return subnet
+
+    def blockchains(self) -> list[Blockchain]:
+        return sorted(self.state.blockchains.values(), key=lambda c: c.blockchain_id)
+
+    def l1_validator(self, validation_id: ID) -> L1Validator:
+        record = self.state.l1_validators.get(validation_id)
+        if record is None:
+            raise InvalidParams(f"fetching L1 validator {validation_id} failed: not found")
+        return record
+
+    def l1_validators(self, subnet_id: ID) -> list[L1Validator]:
+        return [v for v in self.state.l1_validators.values() if v.subnet_id == subnet_id]
+
+    @property
+    def fee_config(self) -> FeeConfig:
+        return self.state.params.fees
+
+    @property
+    def fee_state(self) -> tuple[FeeState, int]:
+        """The last accepted fee state and its price (platform.getFeeState)."""
+        return self.state.fee_state, self.state.fee_state.price(self.fee_config)
+
+    @property
+    def validator_fee_config(self) -> ValidatorFeeConfig:
+        return self.state.params.validator_fees
+
+    @property
+    def validator_fee_state(self) -> ValidatorFeeState:
+        return self.state.validator_fee_state
+
+    def stake_of(self, addresses: Iterable[ShortID]) -> tuple[int, list[TransferableOutput]]:
+        outputs = staked_outputs(list(self.state.stakers.by_tx.values()), set(addresses))
+        return sum(out.output.amount for out in outputs), outputs
+
+    def reward_utxos(self, staker_tx_id: ID) -> list[UTXO]:
+        return list(self.state.reward_utxos.get(staker_tx_id, ()))
+
+
+def _spent_ids(tx: Tx) -> set[ID]:
+    inputs = getattr(tx.unsigned, "base", None)
+    ids = {inp.utxo_id.input_id for inp in inputs.inputs} if inputs is not None else set()
+    imported = getattr(tx.unsigned, "imported_inputs", ())
+    return ids | {inp.utxo_id.input_id for inp in imported}
+
+
+def _tx_ids(block: AcceptedBlock) -> list[ID]:
+    txs: tuple[Tx, ...] = getattr(block.block, "txs", ()) or getattr(
+        block.block, "decision_txs", ()
+    )
+    return [tx.id for tx in txs]

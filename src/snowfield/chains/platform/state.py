@@ -1,0 +1,74 @@
+"""The P-Chain's mutable state: UTXOs, stakers, subnets, chains, L1 validators, fees, supply, time.
+
+Only executors, the time advance and the block acceptor mutate it; queries read it through
+`PlatformChain`. `validator_history` keeps each subnet's validator set as of every height that
+changed it (platform.getValidatorsAt).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from snowfield.chains.platform.config import Params
+from snowfield.chains.platform.gas import FeeState, ValidatorFeeState
+from snowfield.chains.platform.records import Blockchain, L1Validator, Subnet, TxRecord
+from snowfield.chains.platform.stakers import StakerSet
+from snowfield.chains.platform.utxos import UTXOSet
+from snowfield.formats.ids import EMPTY_ID, ID
+from snowfield.formats.platform.components import UTXO
+
+ValidatorSet = dict[bytes, tuple[int, bytes | None]]  # node id bytes → (weight, BLS key)
+
+
+@dataclass(slots=True)
+class PlatformState:
+    """Everything consensus on the P-Chain decides."""
+
+    network_id: int
+    avax_asset_id: ID
+    params: Params
+    timestamp: int
+    fee_state: FeeState
+    current_supply: int
+    height: int = 0
+    last_block_id: ID = EMPTY_ID
+    validator_fee_state: ValidatorFeeState = field(default_factory=ValidatorFeeState)
+    utxos: UTXOSet = field(default_factory=UTXOSet)
+    stakers: StakerSet = field(default_factory=StakerSet)
+    subnets: dict[ID, Subnet] = field(default_factory=dict)
+    blockchains: dict[ID, Blockchain] = field(default_factory=dict)
+    l1_validators: dict[ID, L1Validator] = field(default_factory=dict)
+    txs: dict[ID, TxRecord] = field(default_factory=dict)
+    reward_utxos: dict[ID, list[UTXO]] = field(default_factory=dict)
+    history_heights: list[int] = field(default_factory=list)
+    history_sets: list[dict[ID, ValidatorSet]] = field(default_factory=list)
+
+    def validator_sets(self) -> dict[ID, ValidatorSet]:
+        """Every subnet's current validator set (primary-network stakers, subnet validators and
+        active L1 validators)."""
+        sets: dict[ID, ValidatorSet] = {}
+        subnet_ids = {key[0] for key in self.stakers.validators}
+        for subnet_id in subnet_ids:
+            weights = self.stakers.weights(subnet_id)
+            sets[subnet_id] = {node.raw: value for node, value in weights.items()}
+        for validator in self.l1_validators.values():
+            if validator.active:
+                entry = sets.setdefault(validator.subnet_id, {})
+                entry[validator.node_id] = (validator.weight, validator.public_key)
+        return sets
+
+    def record_validator_sets(self) -> None:
+        """Appends the sets as of `height` when they differ from the last recorded ones."""
+        sets = self.validator_sets()
+        if self.history_sets and self.history_sets[-1] == sets:
+            return
+        if self.history_heights and self.history_heights[-1] == self.height:
+            self.history_sets[-1] = sets
+            return
+        self.history_heights.append(self.height)
+        self.history_sets.append(sets)
+
+    def validator_sets_at(self, height: int) -> dict[ID, ValidatorSet]:
+        index = bisect.bisect_right(self.history_heights, height) - 1
+        return self.history_sets[index] if index >= 0 else {}
