@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation
 from snowfield.config import EvmChainSettings, NetworkSettings
@@ -64,9 +64,13 @@ class Node:
             }
         )
         self.chains = ChainRegistry()
-        self.validators = ValidatorSet(load_validators(storage.data_dir, settings.validators))
+        # One time for the whole network: every chain reads it, the time controls move it.
+        self.clock = NetworkClock()
+        self.validators = ValidatorSet(
+            load_validators(storage.data_dir, settings.validators), self.clock
+        )
         facts = NodeFacts(settings.network_id, VERSION, settings.host, settings.port)
-        self.info_rpc = info_service(InfoService(facts, self.chains, self.validators, time.time))
+        self.info_rpc = info_service(InfoService(facts, self.chains, self.validators, self.clock))
         self.devnet_rpc = ServiceDispatcher(devnet_validator_service(self.validators))
         self._register_node_checks()
         self.storage = storage
@@ -97,6 +101,7 @@ class Node:
             index_allow_incomplete=settings.index_allow_incomplete,
             admin=self.admin,
             call_limits=CallLimits(settings.rpc_gas_cap, settings.rpc_evm_timeout),
+            clock=self.clock,
             aliases=aliases,
             short_forms=short_forms,
         )
