@@ -1,4 +1,4 @@
-"""The network clock: one time for every chain of a network, movable by the devnet's time controls."""
+"""The network clock: one time for every chain of a network, moved by the time controls."""
 
 from __future__ import annotations
 
