@@ -93,3 +93,20 @@ def test_info_identity_methods() -> None:
         unknown = _call(node.base, "/ext/info", "info.nope")
         assert unknown["error"]["message"] == 'rpc: can\'t find method "info.Nope"'
         assert _call(node.base, "/ext/info", "info.getNodeIP")["result"]["ip"].endswith(":9651")
+
+
+def test_info_upgrades_fees_and_vms() -> None:
+    with serve_devnet(validators=1) as node:
+        upgrades = _call(node.base, "/ext/info", "info.upgrades")["result"]
+        assert upgrades["etnaTime"] == "2020-12-05T05:00:00Z"
+        assert upgrades["heliconTime"].startswith("9999")
+        assert upgrades["graniteEpochDuration"] == 30_000_000_000
+        assert upgrades["apricotPhase4MinPChainHeight"] == 0
+        fees = _call(node.base, "/ext/info", "info.getTxFee", {})["result"]
+        assert len(fees) == 9 and fees["txFee"] == "1000000"
+        assert fees["createSubnetTxFee"] == "100000000"
+        vms = _call(node.base, "/ext/info", "info.getVMs")["result"]
+        assert vms["vms"]["jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq"] == ["avm"]
+        assert vms["fxs"]["spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ"] == "secp256k1fx"
+        assert _call(node.base, "/ext/info", "info.acps", {})["result"] == {"acps": {}}
+        assert _call(node.base, "/ext/info", "info.peers")["result"]["numPeers"] == "0"

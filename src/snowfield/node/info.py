@@ -9,6 +9,7 @@ from typing import Any
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.registry import ChainRegistry
+from snowfield.node.upgrades import FXS, VMS, static_fees, upgrade_config
 from snowfield.node.validators import ValidatorSet
 from snowfield.rpc.service import ServiceDispatcher, named_handlers, wire_name
 
@@ -128,6 +129,23 @@ class InfoService:
         share = 100.0 * len(running) / len(self.validators.validators)
         text = f"{share:.4f}"
         return {"rewardingStakePercentage": text, "weightedAveragePercentage": text}
+
+    @wire_name("info.getVMs")
+    def get_vms(self, _: dict[str, Any]) -> dict[str, Any]:
+        return {"vms": VMS, "fxs": FXS}
+
+    @wire_name("info.upgrades")
+    def upgrades(self, _: dict[str, Any]) -> dict[str, Any]:
+        return upgrade_config()
+
+    @wire_name("info.acps")
+    def acps(self, _: dict[str, Any]) -> dict[str, Any]:
+        """No validator votes on ACPs on the devnet: an empty map, as a fresh network has."""
+        return {"acps": {}}
+
+    @wire_name("info.getTxFee")
+    def get_tx_fee(self, _: dict[str, Any]) -> dict[str, str]:
+        return static_fees(self.facts.network_id)
 
 
 def _rfc3339(seconds: float) -> str:
