@@ -11,7 +11,7 @@ from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.registry import ChainRegistry
 from snowfield.node.upgrades import FXS, VMS, static_fees, upgrade_config
 from snowfield.node.validators import ValidatorSet
-from snowfield.rpc.service import ServiceDispatcher, named_handlers, wire_name
+from snowfield.rpc.service import ServiceDispatcher, named_handlers, param, wire_name
 
 _NETWORK_NAMES = {1: "mainnet", 5: "fuji", 12345: "local"}
 _STAKING_PORT = 9651
@@ -20,14 +20,6 @@ _STAKING_PORT = 9651
 def network_name(network_id: int) -> str:
     """avalanchego's constants.NetworkName: known names, else `network-<id>`."""
     return _NETWORK_NAMES.get(network_id, f"network-{network_id}")
-
-
-def param(params: dict[str, Any], name: str) -> Any:
-    """A parameter by name, matched case-insensitively as gorilla's JSON decoding does."""
-    if name in params:
-        return params[name]
-    folded = name.casefold()
-    return next((v for k, v in params.items() if k.casefold() == folded), None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from snowfield.crypto.bls import SecretKey
 from snowfield.crypto.staking import StakingIdentity
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.ids import NodeID
+from snowfield.rpc.service import param
 
 Clock = Callable[[], float]
 
@@ -132,7 +133,7 @@ def devnet_validator_service(
     """devnet.* at /ext/devnet: stop or start a validator (its uptime and peer status follow)."""
 
     def node_id(params: dict[str, Any]) -> str:
-        value = next((v for k, v in params.items() if k.casefold() == "nodeid"), None)
+        value = param(params, "nodeID")
         if not isinstance(value, str):
             raise InvalidParams("nodeID must be a string")
         return value
