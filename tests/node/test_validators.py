@@ -84,6 +84,8 @@ def test_info_identity_methods() -> None:
     with serve_devnet(network_id=5) as node:
         name = _call(node.base, "/ext/info", "info.getNetworkName", [])["result"]
         assert name == {"networkName": "fuji"}
+        c_chain = _call(node.base, "/ext/info", "info.getBlockchainID", {"ALIAS": "C"})["result"]
+        assert c_chain == {"blockchainID": "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"}
         boot = _call(node.base, "/ext/info", "info.isBootstrapped", {"Chain": "C"})["result"]
         assert boot == {"isBootstrapped": True}
         missing = _call(node.base, "/ext/info", "info.isBootstrapped", {"chain": "Q"})
