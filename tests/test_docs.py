@@ -69,6 +69,7 @@ def test_every_method_is_documented() -> None:
     with serve_devnet() as running:
         node = running.node
         names = set(node.health_rpc.methods) | set(node.info_rpc.methods)
+        names |= set(node.devnet_rpc.methods)
         for chain in node.chains:
             names |= {m for s in chain.services.values() for m in s.dispatcher.methods}
             names |= {m for index in chain.indexes.values() for m in index.service.methods}

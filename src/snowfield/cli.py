@@ -53,6 +53,7 @@ def devnet(
     genesis_timestamp: Annotated[int | None, _opt("genesis-timestamp", min=0)] = None,
     mnemonic: Annotated[str, _opt("mnemonic")] = DEFAULT_MNEMONIC,
     accounts: Annotated[int, _opt("accounts", min=1, max=1000)] = 10,
+    validators: Annotated[int, _opt("validators", min=1, max=100)] = 5,
     balance: Annotated[int, _opt("balance", min=0)] = 10_000,
     demo: Annotated[bool, _opt("demo")] = False,
     index_enabled: Annotated[bool, _opt("index-enabled")] = True,

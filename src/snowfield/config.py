@@ -59,6 +59,12 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("accounts", 10, "Number of dev accounts derived from the mnemonic.", "devnet"),
     Setting(
+        "validators",
+        5,
+        "Number of validators (staking certificate and BLS key each); node 0 serves the APIs.",
+        "devnet",
+    ),
+    Setting(
         "balance", 10_000, "Genesis balance of each dev account, in AVAX (10^18 wei).", "devnet"
     ),
     Setting("demo", False, "Generate demo traffic (tokens, NFTs, factories, reverts).", "devnet"),
@@ -310,6 +316,7 @@ class NetworkSettings:
     genesis_timestamp: int | None = None
     mnemonic: str = "test test test test test test test test test test test junk"
     accounts: int = 10
+    validators: int = 5
     balance: int = 10_000
     demo: bool = False
     index_enabled: bool = True

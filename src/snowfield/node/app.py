@@ -87,6 +87,7 @@ def create_node_app(node: Node) -> ASGIApp:
         *_chain_routes(node.chains, limit),
         *_index_routes(node.chains, limit),
         _gorilla_route("/ext/info", node.info_rpc, limit),
+        _gorilla_route("/ext/devnet", node.devnet_rpc, limit),
         Route("/ext/health", health_root, methods=["GET", "POST"]),
         Route("/ext/health/{kind}", health_get, methods=["GET", "POST", "PUT", "HEAD"]),
         Route("/ext/metrics", metrics_route),

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
@@ -37,6 +38,7 @@ class EvmHosting:
     index_allow_incomplete: bool
     admin: Admin
     call_limits: CallLimits
+    clock: NetworkClock
     aliases: tuple[str, ...] = ()
     short_forms: tuple[str, ...] = ()
 
@@ -59,6 +61,7 @@ def host_evm_chain(
     chain = EvmChain(
         config,
         storage.journal(label),
+        clock=hosting.clock,
         genesis_time=settings.genesis_timestamp,
         call_limits=hosting.call_limits,
     )

@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation
 from snowfield.config import EvmChainSettings, NetworkSettings
@@ -14,7 +15,7 @@ from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.evm_host import EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
-from snowfield.node.info import info_service
+from snowfield.node.info import InfoService, NodeFacts, info_service
 from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.cheats import cheat_methods
@@ -32,6 +33,7 @@ from snowfield.node.networks import network_ids
 from snowfield.node.registry import ChainRegistry, EvmRpc, HostedChain
 from snowfield.node.runtime import EvmRuntime
 from snowfield.node.storage import NodeStorage
+from snowfield.node.validators import ValidatorSet, devnet_validator_service, load_validators
 from snowfield.rpc.dispatch import Dispatcher, Limits, Method
 from snowfield.rpc.service import ServiceDispatcher
 
@@ -62,7 +64,14 @@ class Node:
             }
         )
         self.chains = ChainRegistry()
-        self.info_rpc = info_service(settings.network_id, self.chains)
+        # One time for the whole network: every chain reads it, the time controls move it.
+        self.clock = NetworkClock()
+        self.validators = ValidatorSet(
+            load_validators(storage.data_dir, settings.validators), self.clock
+        )
+        facts = NodeFacts(settings.network_id, VERSION, settings.host, settings.port)
+        self.info_rpc = info_service(InfoService(facts, self.chains, self.validators, self.clock))
+        self.devnet_rpc = ServiceDispatcher(devnet_validator_service(self.validators))
         self._register_node_checks()
         self.storage = storage
         self._funded = funded
@@ -92,6 +101,7 @@ class Node:
             index_allow_incomplete=settings.index_allow_incomplete,
             admin=self.admin,
             call_limits=CallLimits(settings.rpc_gas_cap, settings.rpc_evm_timeout),
+            clock=self.clock,
             aliases=aliases,
             short_forms=short_forms,
         )

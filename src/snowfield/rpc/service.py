@@ -93,6 +93,14 @@ class ServiceDispatcher:
         return result
 
 
+def param(params: dict[str, Any], name: str) -> Any:
+    """A parameter by name, matched case-insensitively as Go's encoding/json matches fields."""
+    if name in params:
+        return params[name]
+    folded = name.casefold()
+    return next((v for k, v in params.items() if k.casefold() == folded), None)
+
+
 def _object_params(params: Any) -> dict[str, Any]:
     if params is None:
         return {}

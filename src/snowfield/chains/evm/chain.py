@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm import records
 from snowfield.chains.evm.execution.accesslist import (
     AccessListResult,
@@ -108,7 +109,7 @@ class EvmChain:
         config: ChainConfig,
         journal: Journal,
         *,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] | NetworkClock = time.time,
         genesis_time: int | None = None,
         fast_transfers: bool = True,
         call_limits: CallLimits = DEFAULT_CALL_LIMITS,
@@ -117,7 +118,8 @@ class EvmChain:
         self.call_limits = call_limits
         self.fast_transfers = fast_transfers
         self.journal = journal
-        self.clock = clock
+        # The network's clock when hosted by a node; a private one (from `clock`) otherwise.
+        self.clock = clock if isinstance(clock, NetworkClock) else NetworkClock(clock)
         self.store = StateStore()
         self.mempool = Mempool()
         self.blocks: list[Block] = []
@@ -135,7 +137,6 @@ class EvmChain:
         self._write = threading.RLock()
         self._mining = threading.RLock()
         self._head_reader: StateReader | None = None
-        self.time_offset = 0
         self.next_timestamp: int | None = None
         if not self._replay():
             self._create_genesis(genesis_time if genesis_time is not None else int(clock()))
@@ -322,15 +323,24 @@ class EvmChain:
             )
         self.next_timestamp = timestamp
 
+    @property
+    def time_offset(self) -> int:
+        """The network clock's offset from wall time (evm_increaseTime's total)."""
+        return self.clock.offset
+
+    @time_offset.setter
+    def time_offset(self, seconds: int) -> None:
+        self.clock.offset = seconds
+
     def increase_time(self, seconds: int) -> int:
-        self.time_offset += seconds
-        return self.time_offset
+        return self.clock.increase(seconds)
 
     def _next_time(self) -> int:
         if self.next_timestamp is not None:
             ts, self.next_timestamp = self.next_timestamp, None
+            self.clock.advance_to(ts)  # the whole network moves to the block's time
             return ts
-        return max(int(self.clock()) + self.time_offset, self.head.header.timestamp)
+        return max(int(self.clock()), self.head.header.timestamp)
 
     def mine(self, *, allow_empty: bool = False, timestamp: int | None = None) -> Block | None:
         """Builds one block from the executable mempool transactions and accepts it.
@@ -343,6 +353,8 @@ class EvmChain:
                     return None
                 parent = self.head
                 base_fee = self.next_base_fee()
+                if timestamp is not None:
+                    self.clock.advance_to(timestamp)
                 ts = timestamp if timestamp is not None else self._next_time()
                 env = self.env_for(parent, ts, base_fee)
                 candidates = list(self.mempool.executable(self.state_at(parent).nonce, base_fee))
