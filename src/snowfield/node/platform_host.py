@@ -1,0 +1,135 @@
+"""The P-Chain hosted by the node: its genesis (local-network shaped), initial staker
+identities, runtime and platform.* service, as one HostedChain."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from snowfield.chains.atomic import SharedMemory
+from snowfield.chains.platform.chain import PlatformChain
+from snowfield.chains.platform.genesis import LocalStaker, local_config
+from snowfield.crypto import bls
+from snowfield.crypto.secp256k1 import public_key_of
+from snowfield.crypto.staking import StakingIdentity
+from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
+from snowfield.node.methods.platform import ChainIds, platform_methods
+from snowfield.node.networks import NetworkIds
+from snowfield.node.registry import GorillaService, HostedChain, Vm
+from snowfield.rpc.service import ServiceDispatcher
+
+# platformvm's VM id (cb58 of "platformvm" padded to 32 bytes), as info.getVMs lists it.
+PLATFORM_VM = Vm("11111111111111111111111111111111LpoYY", "platformvm")
+INITIAL_STAKERS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformHosting:
+    """What hosting the P-Chain takes from the node."""
+
+    ids: NetworkIds
+    funded_keys: tuple[bytes, ...]  # secp256k1 secrets whose P addresses the genesis funds
+    staking_dir: Path | None  # where the initial stakers' identities persist; None: memory
+
+
+class PlatformRuntime:
+    """The P-Chain at work: every write runs on the event loop, so calls never interleave;
+    each issued tx is built into a block at once (clients see `Committed` on their next poll)."""
+
+    def __init__(self, chain: PlatformChain, clock: Callable[[], float] = time.time) -> None:
+        self.chain = chain
+        self._clock = clock
+
+    async def start(self) -> None:
+        self.advance()
+
+    async def stop(self) -> None:
+        return None
+
+    def now(self) -> int:
+        return int(self._clock())
+
+    def advance(self) -> None:
+        """Builds whatever is due by now: staker ends, time moves, the mempool's txs."""
+        self.chain.build_block(self.now())
+
+    def issue(self, tx_bytes: bytes) -> ID:
+        tx_id = self.chain.issue(tx_bytes)
+        self.advance()
+        return tx_id
+
+
+def staker_identities(directory: Path | None, count: int) -> list[LocalStaker]:
+    """The genesis validators: staking certificate + BLS key each, kept in `directory`
+    (`staker{i}.crt|.key|.bls`) so a restarted node has the same validators."""
+    return [_staker(directory, i) for i in range(count)]
+
+
+def _staker(directory: Path | None, index: int) -> LocalStaker:
+    identity, secret = _load(directory, index) if directory else (None, None)
+    if identity is None or secret is None:
+        identity, secret = StakingIdentity.generate(), bls.SecretKey.generate()
+        if directory is not None:
+            _save(directory, index, identity, secret)
+    public = secret.public_key().to_bytes()
+    return LocalStaker(identity.node_id, public, secret.prove_possession().to_bytes())
+
+
+def _paths(directory: Path, index: int) -> tuple[Path, Path, Path]:
+    stem = directory / f"staker{index}"
+    return stem.with_suffix(".crt"), stem.with_suffix(".key"), stem.with_suffix(".bls")
+
+
+def _load(directory: Path, index: int) -> tuple[StakingIdentity | None, bls.SecretKey | None]:
+    crt, key, signer = _paths(directory, index)
+    if not (crt.exists() and key.exists() and signer.exists()):
+        return None, None
+    return StakingIdentity.load(crt, key), bls.SecretKey.from_bytes(signer.read_bytes())
+
+
+def _save(directory: Path, index: int, identity: StakingIdentity, secret: bls.SecretKey) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    crt, key, signer = _paths(directory, index)
+    identity.save(crt, key)
+    signer.write_bytes(secret.to_bytes())
+    signer.chmod(0o600)
+
+
+def p_addresses(secrets: Sequence[bytes]) -> tuple[ShortID, ...]:
+    return tuple(ShortID.from_public_key(public_key_of(s)) for s in secrets)
+
+
+def host_platform_chain(
+    hosting: PlatformHosting, shared_memory: SharedMemory, chain_ids: ChainIds
+) -> HostedChain:
+    """The P-Chain, answering at /ext/bc/{P,platform,<id>} and /ext/{P,platform}."""
+    ids = hosting.ids
+    stakers = tuple(staker_identities(hosting.staking_dir, INITIAL_STAKERS))
+    config = local_config(
+        ids.network_id,
+        ID.from_string(ids.avax_asset),
+        int(time.time()),
+        stakers,
+        (),  # the X and C ids come from the network's table, not from genesis CreateChainTxs
+        dev_addresses=p_addresses(hosting.funded_keys),
+    )
+    runtime = PlatformRuntime(PlatformChain.from_genesis(config, shared_memory))
+    service = ServiceDispatcher(platform_methods(runtime, ids.network_id, chain_ids))
+    return HostedChain(
+        alias="P",
+        blockchain_id=str(P_CHAIN_ID),
+        subnet_id=ids.primary_subnet,
+        vm=PLATFORM_VM,
+        runtime=runtime,
+        services={"": GorillaService(service)},
+        health=lambda: _health(runtime),
+        aliases=("platform",),
+        short_forms=("P", "platform"),
+    )
+
+
+def _health(runtime: PlatformRuntime) -> dict[str, Any]:
+    return {"height": runtime.chain.height, "timestamp": runtime.chain.timestamp}
