@@ -1,0 +1,137 @@
+"""platform.* and the Context reads over HTTP: routes, avalanchego's shapes, paging, errors,
+and genesis validators that survive a restart with a data dir."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from snowfield.chains.platform.genesis import LOCAL_EWOQ_AMOUNT
+from snowfield.formats.hexcheck import decode_hex
+from snowfield.formats.platform.components import UTXO
+from snowfield.testing import RunningNode, serve_devnet
+
+EWOQ = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
+P_ID = "11111111111111111111111111111111LpoYY"
+
+
+def post(url: str, method: str, params: Any = None) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+    reply = httpx.post(url, json=body, timeout=30)
+    assert reply.status_code == 200
+    result: dict[str, Any] = reply.json()
+    return result
+
+
+def call(url: str, method: str, params: Any = None) -> Any:
+    reply = post(url, method, params)
+    assert "error" not in reply, reply
+    return reply["result"]
+
+
+@pytest.fixture(scope="module")
+def devnet() -> Iterator[RunningNode]:
+    with serve_devnet() as node:
+        yield node
+
+
+@pytest.mark.parametrize("path", ["/ext/bc/P", "/ext/P", "/ext/platform", "/ext/bc/platform"])
+def test_routes(devnet: RunningNode, path: str) -> None:
+    assert call(devnet.base + path, "platform.getHeight") == {"height": "0"}
+
+
+def test_info_and_context_reads(devnet: RunningNode) -> None:
+    info = devnet.base + "/ext/info"
+    ids = devnet.node.ids
+    assert call(info, "info.getBlockchainID", {"alias": "P"}) == {"blockchainID": P_ID}
+    assert call(info, "info.getBlockchainID", {"alias": "X"}) == {"blockchainID": ids.x_chain}
+    x = devnet.base + "/ext/bc/X"
+    asset = call(x, "avm.getAssetDescription", {"assetID": "AVAX"})
+    assert asset == {
+        "assetID": ids.avax_asset,
+        "name": "Avalanche",
+        "symbol": "AVAX",
+        "denomination": "9",
+    }
+    assert call(x, "avm.getTxFee") == {"txFee": "1000000", "createAssetTxFee": "10000000"}
+    assert post(x, "avm.getAssetDescription", {"assetID": "BTC"})["error"]["code"] == -32000
+
+
+def test_fee_endpoints_are_numbers(devnet: RunningNode) -> None:
+    p = devnet.base + "/ext/bc/P"
+    config = call(p, "platform.getFeeConfig")
+    assert config["weights"] == [1, 1000, 1000, 4]
+    assert config["maxCapacity"] == 1_000_000 and config["minPrice"] == 1
+    state = call(p, "platform.getFeeState")
+    assert state["capacity"] == 1_000_000 and state["price"] == 1 and state["excess"] == 0
+    assert state["timestamp"].endswith("Z")
+
+
+def test_balance_and_utxos(devnet: RunningNode) -> None:
+    p = devnet.base + "/ext/bc/P"
+    balance = call(p, "platform.getBalance", {"Addresses": [EWOQ]})  # names are case-blind
+    assert balance["unlocked"] == balance["balance"] == str(LOCAL_EWOQ_AMOUNT)
+    assert balance["lockedStakeable"] == balance["lockedNotStakeable"] == "0"
+    assert balance["balances"] == {devnet.node.ids.avax_asset: str(LOCAL_EWOQ_AMOUNT)}
+    assert len(balance["utxoIDs"]) == 1
+    page = call(p, "platform.getUTXOs", {"addresses": [EWOQ], "limit": 1, "encoding": "hex"})
+    assert page["numFetched"] == "1" and page["encoding"] == "hex"
+    utxo = UTXO.decode(decode_hex(page["utxos"][0]))
+    assert page["endIndex"] == {"address": EWOQ, "utxo": str(utxo.id)}
+    after = call(p, "platform.getUTXOs", {"addresses": [EWOQ], "startIndex": page["endIndex"]})
+    assert after["numFetched"] == "0" and after["utxos"] == []
+
+
+def test_validators_and_supply(devnet: RunningNode) -> None:
+    p = devnet.base + "/ext/bc/P"
+    validators = call(p, "platform.getCurrentValidators")["validators"]
+    assert len(validators) == 5
+    assert {v["weight"] for v in validators} == {str(2_000_000 * 10**9)}
+    assert all(v["nodeID"].startswith("NodeID-") for v in validators)
+    supply = int(call(p, "platform.getCurrentSupply")["supply"])
+    assert supply > LOCAL_EWOQ_AMOUNT + 5 * 2_000_000 * 10**9
+    assert call(p, "platform.getStakingAssetID") == {"assetID": devnet.node.ids.avax_asset}
+    assert call(p, "platform.getMinStake")["minValidatorStake"] == str(2_000 * 10**9)
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("platform.getBalance", {"addresses": ["X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"]}),
+        ("platform.getBalance", {"addresses": "nope"}),
+        ("platform.getUTXOs", {"addresses": []}),
+        ("platform.getUTXOs", {"addresses": [EWOQ], "limit": -1}),
+        ("platform.getUTXOs", {"addresses": [EWOQ], "sourceChain": "nowhere"}),
+        ("platform.issueTx", {"tx": "0x00"}),
+        ("platform.issueTx", {"tx": "0xdeadbeefdeadbeef"}),
+        ("platform.getTxStatus", {"txID": "x"}),
+        ("platform.getTx", {"txID": P_ID}),
+    ],
+)
+def test_bad_input_is_a_gorilla_error(
+    devnet: RunningNode, method: str, params: dict[str, Any]
+) -> None:
+    reply = post(devnet.base + "/ext/bc/P", method, params)
+    assert reply["error"]["code"] == -32000
+    assert reply["error"]["message"] != "internal error"
+
+
+def test_unknown_tx_status(devnet: RunningNode) -> None:
+    status = call(devnet.base + "/ext/P", "platform.getTxStatus", {"txID": P_ID})
+    assert status == {"status": "Unknown"}
+
+
+def test_genesis_validators_persist_in_the_data_dir(tmp_path: Path) -> None:
+    def node_ids() -> set[str]:
+        with serve_devnet(data_dir=tmp_path) as node:
+            found = call(node.base + "/ext/P", "platform.getCurrentValidators")["validators"]
+            return {v["nodeID"] for v in found}
+
+    first = node_ids()
+    assert len(first) == 5
+    assert (tmp_path / "P" / "staking" / "staker0.bls").exists()
+    assert node_ids() == first
