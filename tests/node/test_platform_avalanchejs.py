@@ -6,7 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from snowfield.chains.platform.config import AVAX
@@ -92,3 +95,31 @@ def test_avalanchejs_base_tx_is_committed(devnet: RunningNode) -> None:
     assert 0 < fee < AVAX // 100  # the Etna fee at the minimum price: a few thousand nAVAX
     chain = devnet.node.chains["P"]
     assert chain.blockchain_id == "11111111111111111111111111111111LpoYY"
+
+
+def test_accepted_blocks_replay_after_a_restart(tmp_path: Path) -> None:
+    with serve_devnet(data_dir=tmp_path) as first:
+        out = run_node_script(
+            SCRIPT,
+            first.base,
+            "0x" + EWOQ_KEY.hex(),
+            "0x" + RECIPIENT.raw.hex(),
+            str(AMOUNT),
+            packages=("@avalabs/avalanchejs",),
+        )
+        tx_id = json.loads(out.strip().splitlines()[-1])["txID"]
+        height = first.node.chains["P"].runtime.chain.height
+    assert height >= 1
+    with serve_devnet(data_dir=tmp_path) as second:
+        p = second.base + "/ext/bc/P"
+        assert _call(p, "platform.getTxStatus", {"txID": tx_id}) == {"status": "Committed"}
+        assert int(_call(p, "platform.getHeight")["height"]) >= height  # + a time advance
+        to = format_address("P", "local", RECIPIENT.raw)
+        assert _call(p, "platform.getBalance", {"addresses": [to]})["balance"] == str(AMOUNT)
+
+
+def _call(url: str, method: str, params: dict[str, Any] | None = None) -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+    reply = httpx.post(url, json=body, timeout=30).json()
+    assert "error" not in reply, reply
+    return reply["result"]

@@ -80,8 +80,9 @@ class Node:
 
     def _platform_hosting(self) -> PlatformHosting:
         data_dir = self.storage.data_dir
-        staking = chain_dir(data_dir, "P") / "staking" if data_dir else None
-        return PlatformHosting(self.ids, tuple(k.private_key for k in self.dev_keys), staking)
+        directory = chain_dir(data_dir, "P") if data_dir else None
+        keys = tuple(k.private_key for k in self.dev_keys)
+        return PlatformHosting(self.ids, keys, directory, self.storage.journal("P"))
 
     def _id_of(self, name: str) -> str | None:
         chain = self.chains.get(name)

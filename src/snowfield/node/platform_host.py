@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
+from snowfield.chains.evm.journal import Journal
 from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.genesis import LocalStaker, local_config
 from snowfield.crypto import bls
@@ -32,16 +33,22 @@ class PlatformHosting:
 
     ids: NetworkIds
     funded_keys: tuple[bytes, ...]  # secp256k1 secrets whose P addresses the genesis funds
-    staking_dir: Path | None  # where the initial stakers' identities persist; None: memory
+    directory: Path | None  # stakers' identities and genesis time persist here; None: memory
+    journal: Journal  # the accepted blocks, replayed on start
 
 
 class PlatformRuntime:
     """The P-Chain at work: every write runs on the event loop, so calls never interleave;
     each issued tx is built into a block at once (clients see `Committed` on their next poll)."""
 
-    def __init__(self, chain: PlatformChain, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, chain: PlatformChain, journal: Journal, clock: Callable[[], float] = time.time
+    ) -> None:
         self.chain = chain
+        self.journal = journal
         self._clock = clock
+        for record in journal.records():
+            chain.apply_block(record)
 
     async def start(self) -> None:
         self.advance()
@@ -54,7 +61,8 @@ class PlatformRuntime:
 
     def advance(self) -> None:
         """Builds whatever is due by now: staker ends, time moves, the mempool's txs."""
-        self.chain.build_block(self.now())
+        for block in self.chain.build_block(self.now()):
+            self.journal.append(block.data)
 
     def issue(self, tx_bytes: bytes) -> ID:
         tx_id = self.chain.issue(tx_bytes)
@@ -98,6 +106,19 @@ def _save(directory: Path, index: int, identity: StakingIdentity, secret: bls.Se
     signer.chmod(0o600)
 
 
+def genesis_time(directory: Path | None) -> int:
+    """The genesis start time: now on first start, then what `<dir>/genesis-time` kept (the
+    journaled blocks replay only on the same genesis)."""
+    path = directory / "genesis-time" if directory else None
+    if path is not None and path.exists():
+        return int(path.read_text())
+    now = int(time.time())
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(str(now))
+    return now
+
+
 def p_addresses(secrets: Sequence[bytes]) -> tuple[ShortID, ...]:
     return tuple(ShortID.from_public_key(public_key_of(s)) for s in secrets)
 
@@ -107,16 +128,18 @@ def host_platform_chain(
 ) -> HostedChain:
     """The P-Chain, answering at /ext/bc/{P,platform,<id>} and /ext/{P,platform}."""
     ids = hosting.ids
-    stakers = tuple(staker_identities(hosting.staking_dir, INITIAL_STAKERS))
+    directory = hosting.directory
+    staking = directory / "staking" if directory else None
+    stakers = tuple(staker_identities(staking, INITIAL_STAKERS))
     config = local_config(
         ids.network_id,
         ID.from_string(ids.avax_asset),
-        int(time.time()),
+        genesis_time(directory),
         stakers,
         (),  # the X and C ids come from the network's table, not from genesis CreateChainTxs
         dev_addresses=p_addresses(hosting.funded_keys),
     )
-    runtime = PlatformRuntime(PlatformChain.from_genesis(config, shared_memory))
+    runtime = PlatformRuntime(PlatformChain.from_genesis(config, shared_memory), hosting.journal)
     service = ServiceDispatcher(platform_methods(runtime, ids.network_id, chain_ids))
     return HostedChain(
         alias="P",
