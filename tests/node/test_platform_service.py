@@ -135,3 +135,10 @@ def test_genesis_validators_persist_in_the_data_dir(tmp_path: Path) -> None:
     assert len(first) == 5
     assert (tmp_path / "P" / "staking" / "staker0.bls").exists()
     assert node_ids() == first
+
+
+def test_subnets_list_the_primary_network(devnet: RunningNode) -> None:
+    subnets = call(devnet.base + "/ext/P", "platform.getSubnets")["subnets"]
+    assert subnets == [{"id": P_ID, "controlKeys": [], "threshold": "0"}]
+    bad = post(devnet.base + "/ext/P", "platform.getSubnets", {"ids": ["nope"]})
+    assert bad["error"]["code"] == -32000

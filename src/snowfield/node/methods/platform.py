@@ -195,6 +195,21 @@ class PlatformService:
             ]
         }
 
+    def get_subnets(self, raw: dict[str, Any]) -> dict[str, Any]:
+        wanted = {ID.from_string(t) for t in Params(raw).strings("ids")}
+        primary = {"id": str(PRIMARY_NETWORK_ID), "controlKeys": [], "threshold": "0"}
+        subnets = [
+            {
+                "id": str(s.subnet_id),
+                "controlKeys": [self.format(a) for a in s.owner.addresses],
+                "threshold": str(s.owner.threshold),
+            }
+            for s in self.chain.subnets()
+            if not wanted or s.subnet_id in wanted
+        ]
+        first = [primary] if not wanted or PRIMARY_NETWORK_ID in wanted else []
+        return {"subnets": first + subnets}
+
     def get_current_validators(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
         subnet = params.id("subnetID") if params.string("subnetID") else PRIMARY_NETWORK_ID
@@ -256,4 +271,5 @@ def platform_methods(
         "platform.getMinStake": service.get_min_stake,
         "platform.getBlockchains": service.get_blockchains,
         "platform.getCurrentValidators": service.get_current_validators,
+        "platform.getSubnets": service.get_subnets,
     }
