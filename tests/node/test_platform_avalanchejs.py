@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from snowfield.chains.platform.config import AVAX
@@ -19,6 +18,7 @@ from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_address
 from snowfield.formats.ids import ShortID
 from snowfield.testing import RunningNode, run_node_script, serve_devnet
+from tests.node.test_node_apis import service
 
 RECIPIENT = ShortID.from_public_key(public_key_of(hashlib.sha256(b"recipient").digest()))
 AMOUNT = 7 * AVAX
@@ -58,6 +58,14 @@ console.log(JSON.stringify({
 """
 
 
+def send_base_tx(base: str) -> dict[str, Any]:
+    """Runs SCRIPT against the node at `base`: ewoq sends AMOUNT to RECIPIENT."""
+    args = ("0x" + EWOQ_KEY.hex(), "0x" + RECIPIENT.raw.hex(), str(AMOUNT))
+    out = run_node_script(SCRIPT, base, *args, packages=("@avalabs/avalanchejs",))
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
 @pytest.fixture(scope="module")
 def devnet() -> Iterator[RunningNode]:
     with serve_devnet() as node:
@@ -70,15 +78,7 @@ def test_ewoq_address_is_the_local_one() -> None:
 
 
 def test_avalanchejs_base_tx_is_committed(devnet: RunningNode) -> None:
-    out = run_node_script(
-        SCRIPT,
-        devnet.base,
-        "0x" + EWOQ_KEY.hex(),
-        "0x" + RECIPIENT.raw.hex(),
-        str(AMOUNT),
-        packages=("@avalabs/avalanchejs",),
-    )
-    result = json.loads(out.strip().splitlines()[-1])
+    result = send_base_tx(devnet.base)
     ids = devnet.node.ids
     assert result["status"] == "Committed"
     assert result["context"] == {
@@ -99,15 +99,7 @@ def test_avalanchejs_base_tx_is_committed(devnet: RunningNode) -> None:
 
 def test_accepted_blocks_replay_after_a_restart(tmp_path: Path) -> None:
     with serve_devnet(data_dir=tmp_path) as first:
-        out = run_node_script(
-            SCRIPT,
-            first.base,
-            "0x" + EWOQ_KEY.hex(),
-            "0x" + RECIPIENT.raw.hex(),
-            str(AMOUNT),
-            packages=("@avalabs/avalanchejs",),
-        )
-        tx_id = json.loads(out.strip().splitlines()[-1])["txID"]
+        tx_id = send_base_tx(first.base)["txID"]
         height = first.node.chains["P"].runtime.chain.height
     assert height >= 1
     with serve_devnet(data_dir=tmp_path) as second:
@@ -119,7 +111,6 @@ def test_accepted_blocks_replay_after_a_restart(tmp_path: Path) -> None:
 
 
 def _call(url: str, method: str, params: dict[str, Any] | None = None) -> Any:
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
-    reply = httpx.post(url, json=body, timeout=30).json()
+    reply = service(url, method, params)
     assert "error" not in reply, reply
     return reply["result"]

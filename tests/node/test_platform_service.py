@@ -7,24 +7,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from snowfield.chains.platform.genesis import LOCAL_EWOQ_AMOUNT
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.platform.components import UTXO
 from snowfield.testing import RunningNode, serve_devnet
+from tests.node.test_node_apis import service
 
 EWOQ = "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 P_ID = "11111111111111111111111111111111LpoYY"
 
 
-def post(url: str, method: str, params: Any = None) -> dict[str, Any]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
-    reply = httpx.post(url, json=body, timeout=30)
-    assert reply.status_code == 200
-    result: dict[str, Any] = reply.json()
-    return result
+post = service
 
 
 def call(url: str, method: str, params: Any = None) -> Any:
