@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
-from snowfield.chains.platform.genesis import LOCAL_EWOQ_AMOUNT
+from snowfield.chains.platform.genesis import EWOQ_ADDRESS, LOCAL_EWOQ_AMOUNT
+from snowfield.chains.platform.records import L1Validator
 from snowfield.formats.hexcheck import decode_hex
+from snowfield.formats.ids import ID, NodeID
 from snowfield.formats.platform.components import UTXO
+from snowfield.formats.platform.l1_txs import PChainOwner
 from snowfield.testing import RunningNode, serve_devnet
 from tests.node.test_node_apis import service
 
@@ -137,3 +140,30 @@ def test_subnets_list_the_primary_network(devnet: RunningNode) -> None:
     assert subnets == [{"id": P_ID, "controlKeys": [], "threshold": "0"}]
     bad = post(devnet.base + "/ext/P", "platform.getSubnets", {"ids": ["nope"]})
     assert bad["error"]["code"] == -32000
+
+
+def test_l1_validator_shape(devnet: RunningNode) -> None:
+    chain = devnet.node.chains["P"].runtime.chain
+    owner = PChainOwner(1, (EWOQ_ADDRESS,))
+    validation_id = ID(bytes(range(32)))
+    record = L1Validator(
+        validation_id, ID(b"\x07" * 32), b"\x01" * 20, b"\x02" * 48, owner, owner, 5, 9, 11, 3
+    )
+    chain.state.l1_validators[validation_id] = record  # as a ConvertSubnetToL1Tx would record it
+    try:
+        found = call(
+            devnet.base + "/ext/P", "platform.getL1Validator", {"validationID": str(validation_id)}
+        )
+    finally:
+        del chain.state.l1_validators[validation_id]
+    assert found["nodeID"] == str(NodeID(b"\x01" * 20))
+    assert found["publicKey"] == "0x" + "02" * 48
+    assert found["deactivationOwner"] == {"locktime": "0", "threshold": "1", "addresses": [EWOQ]}
+    assert (found["startTime"], found["weight"], found["balance"], found["minNonce"]) == (
+        "5",
+        "9",
+        "11",
+        "3",
+    )
+    missing = post(devnet.base + "/ext/P", "platform.getL1Validator", {"validationID": P_ID})
+    assert "not found" in missing["error"]["message"]

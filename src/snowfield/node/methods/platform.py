@@ -10,9 +10,10 @@ from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.queries import ValidatorInfo
 from snowfield.errors import InvalidParams
 from snowfield.formats.bech32 import format_address, hrp_for_network
-from snowfield.formats.hexcheck import Encoding, decode, encode, parse_encoding
-from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, ShortID
+from snowfield.formats.hexcheck import Encoding, decode, encode, encode_hexnc, parse_encoding
+from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
 from snowfield.formats.platform.components import UTXO
+from snowfield.formats.platform.l1_txs import PChainOwner
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.methods.gorilla_params import Params, chain_address
 from snowfield.rpc.service import ServiceHandler
@@ -210,6 +211,26 @@ class PlatformService:
         first = [primary] if not wanted or PRIMARY_NETWORK_ID in wanted else []
         return {"subnets": first + subnets}
 
+    def get_l1_validator(self, raw: dict[str, Any]) -> dict[str, Any]:
+        record = self.chain.l1_validator(Params(raw).id("validationID"))
+        return {
+            "validationID": str(record.validation_id),
+            "subnetID": str(record.subnet_id),
+            "nodeID": str(NodeID(record.node_id)),
+            "publicKey": encode_hexnc(record.public_key),
+            "remainingBalanceOwner": self._owner(record.remaining_balance_owner),
+            "deactivationOwner": self._owner(record.deactivation_owner),
+            "startTime": str(record.start_time),
+            "weight": str(record.weight),
+            "minNonce": str(record.min_nonce),
+            "balance": str(record.balance),
+            "height": str(self.chain.height),
+        }
+
+    def _owner(self, owner: PChainOwner) -> dict[str, Any]:
+        addresses = [self.format(a) for a in owner.addresses]
+        return {"locktime": "0", "threshold": str(owner.threshold), "addresses": addresses}
+
     def get_current_validators(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
         subnet = params.id("subnetID") if params.string("subnetID") else PRIMARY_NETWORK_ID
@@ -272,4 +293,5 @@ def platform_methods(
         "platform.getBlockchains": service.get_blockchains,
         "platform.getCurrentValidators": service.get_current_validators,
         "platform.getSubnets": service.get_subnets,
+        "platform.getL1Validator": service.get_l1_validator,
     }
