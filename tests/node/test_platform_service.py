@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from snowfield.chains.platform.genesis import EWOQ_ADDRESS, LOCAL_EWOQ_AMOUNT
@@ -167,3 +168,9 @@ def test_l1_validator_shape(devnet: RunningNode) -> None:
     )
     missing = post(devnet.base + "/ext/P", "platform.getL1Validator", {"validationID": P_ID})
     assert "not found" in missing["error"]["message"]
+
+
+def test_health_reports_the_p_chain(devnet: RunningNode) -> None:
+    report = httpx.get(devnet.base + "/ext/health", timeout=30).json()
+    assert report["checks"]["P"]["message"]["height"] >= 0
+    assert "X" in report["checks"]
