@@ -7,9 +7,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation
+from snowfield.chains.platform.genesis import LocalStaker
 from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
 from snowfield.formats.timefmt import format_rfc3339
@@ -30,10 +32,12 @@ from snowfield.node.methods.simulate import simulate_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
-from snowfield.node.registry import ChainRegistry, EvmRpc, HostedChain
+from snowfield.node.platform_host import PlatformHosting, host_platform_chain
+from snowfield.node.registry import ChainRegistry, EvmRpc, HostedChain, chain_dir
 from snowfield.node.runtime import EvmRuntime
 from snowfield.node.storage import NodeStorage
 from snowfield.node.validators import ValidatorSet, devnet_validator_service, load_validators
+from snowfield.node.x_host import host_x_context
 from snowfield.rpc.dispatch import Dispatcher, Limits, Method
 from snowfield.rpc.service import ServiceDispatcher
 
@@ -78,6 +82,31 @@ class Node:
         # avalanchego's names for the C-Chain: /ext/bc/evm/..., /ext/C/..., /ext/evm/...
         c_chain = self.host_evm(settings.c_chain, self.ids.c_chain, ("evm",), ("C", "evm"))
         self.register(c_chain)
+        self.shared_memory = SharedMemory()
+        self.register(
+            host_platform_chain(self._platform_hosting(), self.shared_memory, self._id_of)
+        )
+        self.register(host_x_context(self.ids))
+
+    def _platform_hosting(self) -> PlatformHosting:
+        data_dir = self.storage.data_dir
+        directory = chain_dir(data_dir, "P") if data_dir else None
+        keys = tuple(k.private_key for k in self.dev_keys)
+        stakers = tuple(
+            LocalStaker(
+                v.node_id,
+                v.signer.public_key().to_bytes(),
+                v.signer.prove_possession().to_bytes(),
+            )
+            for v in self.validators.validators
+        )
+        return PlatformHosting(
+            self.ids, keys, stakers, directory, self.storage.journal("P"), self.clock
+        )
+
+    def _id_of(self, name: str) -> str | None:
+        chain = self.chains.get(name)
+        return chain.blockchain_id if chain else None
 
     def host_evm(
         self,

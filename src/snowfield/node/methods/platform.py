@@ -1,0 +1,297 @@
+"""platform.* at /ext/bc/P: the P-Chain's gorilla service in avalanchego's shapes (u64s as
+decimal strings, fee endpoints as plain numbers, bytes as checked hex, `P-<hrp>1…` addresses)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from snowfield.chains.platform.chain import PlatformChain
+from snowfield.chains.platform.queries import ValidatorInfo
+from snowfield.errors import InvalidParams
+from snowfield.formats.bech32 import format_address, hrp_for_network
+from snowfield.formats.hexcheck import Encoding, decode, encode, encode_hexnc, parse_encoding
+from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
+from snowfield.formats.platform.components import UTXO
+from snowfield.formats.platform.l1_txs import PChainOwner
+from snowfield.formats.timefmt import format_rfc3339
+from snowfield.node.methods.gorilla_params import Params, chain_address
+from snowfield.rpc.service import ServiceHandler
+
+if TYPE_CHECKING:
+    from snowfield.node.platform_host import PlatformRuntime
+
+MAX_UTXOS = 1024
+P_ALIASES = ("P", "platform", str(P_CHAIN_ID))
+_PLURAL = {
+    "balance": "balances",
+    "unlocked": "unlockeds",
+    "lockedStakeable": "lockedStakeables",
+    "lockedNotStakeable": "lockedNotStakeables",
+}
+ChainIds = Callable[[str], str | None]  # a chain alias or id → its blockchain id (cb58)
+
+
+class PlatformService:
+    """The handlers of platform.*, over one hosted P-Chain."""
+
+    def __init__(self, runtime: PlatformRuntime, network_id: int, chain_ids: ChainIds) -> None:
+        self.runtime = runtime
+        self.hrp = hrp_for_network(network_id)
+        self.chain_ids = chain_ids
+
+    @property
+    def chain(self) -> PlatformChain:
+        return self.runtime.chain
+
+    def address(self, text: str) -> ShortID:
+        return chain_address(text, P_ALIASES, self.hrp)
+
+    def format(self, address: ShortID | bytes) -> str:
+        raw = address.raw if isinstance(address, ShortID) else address
+        return format_address("P", self.hrp, raw)
+
+    def addresses(self, params: Params) -> list[ShortID]:
+        texts = params.strings("addresses")
+        if not texts:
+            raise InvalidParams("no addresses provided")
+        if len(texts) > MAX_UTXOS:
+            raise InvalidParams(f"number of addresses given, {len(texts)}, exceeds maximum, 1024")
+        return [self.address(t) for t in texts]
+
+    # --- UTXOs and txs ---------------------------------------------------------------------
+
+    def get_utxos(self, raw: dict[str, Any]) -> dict[str, Any]:
+        params = Params(raw)
+        addresses = self.addresses(params)
+        encoding = parse_encoding(params.get("encoding"))
+        limit = min(params.uint("limit") or MAX_UTXOS, MAX_UTXOS)
+        start = params.nested("startIndex")
+        source = params.string("sourceChain")
+        if source and self._chain_id(source) != P_CHAIN_ID:
+            return self._atomic_utxos(addresses, self._chain_id(source), start, limit, encoding)
+        cursor = self._cursor(start)
+        utxos, last = self.chain.utxos(addresses, cursor, limit)
+        end = {"address": self.format(last[0]), "utxo": str(last[1])} if last else _empty_end()
+        return _utxo_page([u.encode() for u in utxos], end, encoding)
+
+    def _atomic_utxos(
+        self,
+        addresses: list[ShortID],
+        source: ID,
+        start: Params | None,
+        limit: int,
+        encoding: Encoding,
+    ) -> dict[str, Any]:
+        cursor = self._cursor(start)
+        after = (cursor[0].raw, cursor[1].raw) if cursor else None
+        page = self.chain.atomic_utxos(source, addresses, after, limit)
+        end = _empty_end()
+        if page:
+            trait, element = page[-1]
+            end = {"address": self.format(trait), "utxo": str(UTXO.decode(element.value).id)}
+        return _utxo_page([e.value for _, e in page], end, encoding)
+
+    def _cursor(self, start: Params | None) -> tuple[ShortID, ID] | None:
+        if start is None or not start.string("address"):
+            return None
+        return self.address(start.string("address")), start.id("utxo")
+
+    def _chain_id(self, name: str) -> ID:
+        blockchain_id = self.chain_ids(name)
+        if blockchain_id is None:
+            try:
+                return ID.from_string(name)
+            except InvalidParams:
+                raise InvalidParams(f"problem parsing source chainID {name!r}") from None
+        return ID.from_string(blockchain_id)
+
+    def issue_tx(self, raw: dict[str, Any]) -> dict[str, str]:
+        params = Params(raw)
+        data = decode(params.string("tx"), parse_encoding(params.get("encoding")))
+        return {"txID": str(self.runtime.issue(data))}
+
+    def get_tx_status(self, raw: dict[str, Any]) -> dict[str, str]:
+        status, reason = self.chain.tx_status(Params(raw).id("txID"))
+        return {"status": str(status), **({"reason": reason} if reason else {})}
+
+    def get_tx(self, raw: dict[str, Any]) -> dict[str, str]:
+        params = Params(raw)
+        encoding = parse_encoding(params.get("encoding"))
+        tx = self.chain.tx(params.id("txID"))
+        if tx is None:
+            raise InvalidParams("not found")
+        return {"tx": encode(tx.encode(), encoding), "encoding": str(encoding)}
+
+    # --- fees, balances, chain state -------------------------------------------------------
+
+    def get_fee_config(self, _: dict[str, Any]) -> dict[str, Any]:
+        fees = self.chain.fee_config
+        return {
+            "weights": list(fees.weights),
+            "maxCapacity": fees.max_capacity,
+            "maxPerSecond": fees.max_per_second,
+            "targetPerSecond": fees.target_per_second,
+            "minPrice": fees.min_price,
+            "excessConversionConstant": fees.excess_conversion_constant,
+        }
+
+    def get_fee_state(self, _: dict[str, Any]) -> dict[str, Any]:
+        state, price = self.chain.fee_state
+        return {
+            "capacity": state.capacity,
+            "excess": state.excess,
+            "price": price,
+            "timestamp": _time(self.chain.timestamp),
+        }
+
+    def get_balance(self, raw: dict[str, Any]) -> dict[str, Any]:
+        balance = self.chain.balance(self.addresses(Params(raw)))
+        asset = str(self.chain.state.avax_asset_id)
+        amounts = {
+            "balance": balance.total,
+            "unlocked": balance.unlocked,
+            "lockedStakeable": balance.locked_stakeable,
+            "lockedNotStakeable": balance.locked_not_stakeable,
+        }
+        ids = [
+            {"txID": str(u.utxo_id.tx_id), "outputIndex": u.utxo_id.output_index}
+            for u in balance.utxos
+        ]
+        return {
+            **{key: str(value) for key, value in amounts.items()},
+            **{_PLURAL[key]: {asset: str(value)} for key, value in amounts.items()},
+            "utxoIDs": ids or None,
+        }
+
+    def get_height(self, _: dict[str, Any]) -> dict[str, str]:
+        return {"height": str(self.chain.height)}
+
+    def get_timestamp(self, _: dict[str, Any]) -> dict[str, str]:
+        return {"timestamp": _time(self.chain.timestamp)}
+
+    def get_staking_asset_id(self, _: dict[str, Any]) -> dict[str, str]:
+        return {"assetID": str(self.chain.state.avax_asset_id)}
+
+    def get_current_supply(self, _: dict[str, Any]) -> dict[str, str]:
+        return {"supply": str(self.chain.current_supply), "height": str(self.chain.height)}
+
+    def get_min_stake(self, _: dict[str, Any]) -> dict[str, str]:
+        staking = self.chain.state.params.staking
+        return {
+            "minValidatorStake": str(staking.min_validator_stake),
+            "minDelegatorStake": str(staking.min_delegator_stake),
+        }
+
+    def get_blockchains(self, _: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "blockchains": [
+                {
+                    "id": str(c.blockchain_id),
+                    "name": c.name,
+                    "subnetID": str(c.subnet_id),
+                    "vmID": str(c.vm_id),
+                }
+                for c in self.chain.blockchains()
+            ]
+        }
+
+    def get_subnets(self, raw: dict[str, Any]) -> dict[str, Any]:
+        wanted = {ID.from_string(t) for t in Params(raw).strings("ids")}
+        primary = {"id": str(PRIMARY_NETWORK_ID), "controlKeys": [], "threshold": "0"}
+        subnets = [
+            {
+                "id": str(s.subnet_id),
+                "controlKeys": [self.format(a) for a in s.owner.addresses],
+                "threshold": str(s.owner.threshold),
+            }
+            for s in self.chain.subnets()
+            if not wanted or s.subnet_id in wanted
+        ]
+        first = [primary] if not wanted or PRIMARY_NETWORK_ID in wanted else []
+        return {"subnets": first + subnets}
+
+    def get_l1_validator(self, raw: dict[str, Any]) -> dict[str, Any]:
+        record = self.chain.l1_validator(Params(raw).id("validationID"))
+        return {
+            "validationID": str(record.validation_id),
+            "subnetID": str(record.subnet_id),
+            "nodeID": str(NodeID(record.node_id)),
+            "publicKey": encode_hexnc(record.public_key),
+            "remainingBalanceOwner": self._owner(record.remaining_balance_owner),
+            "deactivationOwner": self._owner(record.deactivation_owner),
+            "startTime": str(record.start_time),
+            "weight": str(record.weight),
+            "minNonce": str(record.min_nonce),
+            "balance": str(record.balance),
+            "height": str(self.chain.height),
+        }
+
+    def _owner(self, owner: PChainOwner) -> dict[str, Any]:
+        addresses = [self.format(a) for a in owner.addresses]
+        return {"locktime": "0", "threshold": str(owner.threshold), "addresses": addresses}
+
+    def get_current_validators(self, raw: dict[str, Any]) -> dict[str, Any]:
+        params = Params(raw)
+        subnet = params.id("subnetID") if params.string("subnetID") else PRIMARY_NETWORK_ID
+        found = self.chain.current_validators(subnet)
+        return {"validators": [self._validator(v) for v in found]}
+
+    def _validator(self, info: ValidatorInfo) -> dict[str, Any]:
+        staker = info.staker
+        return {
+            "txID": str(staker.tx_id),
+            "startTime": str(staker.start),
+            "endTime": str(staker.end),
+            "weight": str(staker.weight),
+            "nodeID": str(staker.node_id),
+            "potentialReward": str(staker.potential_reward),
+            "delegationFee": f"{staker.delegation_shares / 10_000:.4f}",
+            "uptime": f"{info.uptime:.4f}",
+            "connected": info.connected,
+            "delegatorCount": str(len(info.delegators)),
+            "delegatorWeight": str(info.delegator_weight),
+            "delegators": None,
+        }
+
+
+def _empty_end() -> dict[str, str]:
+    return {"address": "", "utxo": ""}
+
+
+def _utxo_page(utxos: list[bytes], end: dict[str, str], encoding: Encoding) -> dict[str, Any]:
+    return {
+        "numFetched": str(len(utxos)),
+        "utxos": [encode(u, encoding) for u in utxos],
+        "endIndex": end,
+        "encoding": str(encoding),
+    }
+
+
+def _time(unix_seconds: int) -> str:
+    return format_rfc3339(unix_seconds * 1_000_000_000)
+
+
+def platform_methods(
+    runtime: PlatformRuntime, network_id: int, chain_ids: ChainIds
+) -> dict[str, ServiceHandler]:
+    """platform.* by wire name."""
+    service = PlatformService(runtime, network_id, chain_ids)
+    return {
+        "platform.getUTXOs": service.get_utxos,
+        "platform.issueTx": service.issue_tx,
+        "platform.getTxStatus": service.get_tx_status,
+        "platform.getTx": service.get_tx,
+        "platform.getFeeConfig": service.get_fee_config,
+        "platform.getFeeState": service.get_fee_state,
+        "platform.getBalance": service.get_balance,
+        "platform.getHeight": service.get_height,
+        "platform.getTimestamp": service.get_timestamp,
+        "platform.getStakingAssetID": service.get_staking_asset_id,
+        "platform.getCurrentSupply": service.get_current_supply,
+        "platform.getMinStake": service.get_min_stake,
+        "platform.getBlockchains": service.get_blockchains,
+        "platform.getCurrentValidators": service.get_current_validators,
+        "platform.getSubnets": service.get_subnets,
+        "platform.getL1Validator": service.get_l1_validator,
+    }
