@@ -85,6 +85,10 @@ def test_index_range_rules(devnet: RunningNode) -> None:
         service(url, "index.getLastAccepted", {"encoding": "json"})["error"]["message"]
         == "unsupported encoding in method"
     )
+    # json.Uint64 takes ASCII decimal digits within 64 bits; anything else is an unmarshal error.
+    for bad in ("²", "9" * 5000, str(2**64)):
+        err = service(url, "index.getContainerByIndex", {"index": bad})["error"]
+        assert err["code"] == -32000 and err["message"].startswith("couldn't unmarshal")
     assert service(url, "index.nope")["error"]["message"] == 'rpc: can\'t find method "index.Nope"'
     assert httpx.get(url).status_code == 405
     assert httpx.post(url, content=b"{}", headers={"content-type": "text/plain"}).status_code == 415

@@ -157,14 +157,20 @@ class BlockIndex:
         return {"isAccepted": True}
 
 
+MAX_UINT64 = 2**64 - 1
+
+
 def _uint(value: Any, name: str) -> int:
     """gorilla's json.Uint64: a JSON number or a decimal string."""
     if isinstance(value, bool) or value is None:
         raise InvalidParams(f"missing or invalid {name}")
-    if isinstance(value, int) and value >= 0:
+    if isinstance(value, int) and 0 <= value <= MAX_UINT64:
         return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
+    # str.isdigit() also takes Unicode digits ("²") that int() refuses; Go takes ASCII only.
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        number = int(value)
+        if number <= MAX_UINT64:
+            return number
     raise InvalidParams(
         "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
         "See documentation for example calls"
