@@ -233,6 +233,8 @@ def test_curated_metadata_validation_and_storage(db: Database) -> None:
         ({**entry, "resourceLinks": [{"type": "Blog"}]}, "resourceLinks[0]"),
         ({**entry, "address": "0x12"}, "address"),
         ({**entry, "chainId": "c"}, "chainId"),
+        ({**entry, "chainId": "²"}, "chainId"),
+        ({**entry, "chainId": "9" * 5000}, "chainId"),
         ({**entry, "tags": "defi"}, "tags"),
         ({**entry, "name": 3}, "name"),
         ({**entry, "logoAsset": {"url": "x"}}, "logoAsset"),

@@ -70,7 +70,11 @@ def parse_curated(entry: object, where: str = "entry") -> CuratedContract:
     if not isinstance(entry, dict):
         raise _fail(where, "must be an object")
     chain = entry.get("chainId")
-    if not (isinstance(chain, int) or (isinstance(chain, str) and chain.isdigit())):
+    # isascii: str.isdigit() also takes Unicode digits ("²") that int() refuses.
+    if not (
+        isinstance(chain, int)
+        or (isinstance(chain, str) and chain.isascii() and chain.isdigit() and len(chain) <= 20)
+    ):
         raise _fail(f"{where}.chainId", "must be an EVM chain id")
     data: dict[str, Any] = {}
     for name in STRING_FIELDS:
