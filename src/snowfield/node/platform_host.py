@@ -15,6 +15,7 @@ from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.genesis import LocalStaker, local_config
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
+from snowfield.formats.platform.txs import Tx
 from snowfield.node.methods.platform import ChainIds, platform_methods
 from snowfield.node.networks import NetworkIds
 from snowfield.node.registry import GorillaService, HostedChain, Vm
@@ -63,8 +64,8 @@ class PlatformRuntime:
         for block in self.chain.build_block(self.now()):
             self.journal.append(block.data)
 
-    def issue(self, tx_bytes: bytes) -> ID:
-        tx_id = self.chain.issue(tx_bytes)
+    def issue(self, tx: Tx) -> ID:
+        tx_id = self.chain.issue_tx(tx)
         self.advance()
         return tx_id
 

@@ -134,9 +134,11 @@ class Wallet:
         change = total - spend - fee
         outs = list(outputs)
         if change > 0:
-            outs.append(TransferableOutput(AVAX_ID, TransferOutput(change, owner(self.secret))))
+            change_out = TransferOutput(change, owner(self.secret))
+            outs.append(TransferableOutput(self.chain.state.avax_asset_id, change_out))
         outs.sort(key=lambda o: o.sort_key())
-        return BaseTxFields(NETWORK_ID, P_CHAIN_ID, tuple(outs), inputs, memo), len(inputs)
+        network_id = self.chain.state.network_id  # the unit genesis's or a devnet's
+        return BaseTxFields(network_id, P_CHAIN_ID, tuple(outs), inputs, memo), len(inputs)
 
     def build(
         self,

@@ -44,10 +44,15 @@ class PlatformChain:
 
     def issue(self, tx_bytes: bytes) -> ID:
         """Verifies a signed tx against the current state and queues it; returns its id."""
-        tx = Tx.decode(tx_bytes)
+        return self.issue_tx(Tx.decode(tx_bytes))
+
+    def issue_tx(self, tx: Tx) -> ID:
+        """`issue` of a decoded tx."""
+        if tx.id in self._mempool:
+            return tx.id  # avalanchego's issueTx ignores a duplicate in its mempool
         known = self.state.txs.get(tx.id)
-        if tx.id in self._mempool or (known and known.status is TxStatus.COMMITTED):
-            raise Conflict(f"tx {tx.id} already known")
+        if known and known.status is TxStatus.COMMITTED:
+            raise Conflict(f"duplicate tx: {tx.id} is already accepted")
         if len(self._mempool) >= MAX_MEMPOOL:
             raise Conflict("mempool is full")
         self._check_conflicts(tx)
@@ -60,7 +65,7 @@ class PlatformChain:
         spends = _spent_ids(tx)
         for other in self._mempool.values():
             if spends & _spent_ids(other):
-                raise Conflict(f"tx {tx.id} conflicts with tx {other.id} in the mempool")
+                raise Conflict(f"tx conflicts with other tx: {tx.id} spends inputs of {other.id}")
 
     def mark_stopped(self, node_id: NodeID, stopped: bool = True) -> None:
         """Devnet fault: a stopped validator's uptime is 0, so its reward is aborted."""
