@@ -162,6 +162,8 @@ def test_avalanche_sdk_flows(devnet: RunningNode) -> None:
     check_common(devnet, result, args)
     assert result["recipient"] == str(BASE_AMOUNT)
     assert result["validators"] == [{"weight": str(VALIDATOR_WEIGHT), "delegatorCount": "1"}]
+    one = p_call(devnet, "platform.getCurrentValidators", {"nodeIDs": [args["nodeId"]]})
+    assert [v["nodeID"] for v in one["validators"]] == [args["nodeId"]]  # the nodeIDs filter
     (subnet,) = result["subnets"]
     assert subnet == {
         "id": result["subnetID"],

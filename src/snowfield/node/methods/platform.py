@@ -247,7 +247,8 @@ class PlatformService:
     def get_current_validators(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
         subnet = params.id("subnetID") if params.string("subnetID") else PRIMARY_NETWORK_ID
-        found = self.chain.current_validators(subnet)
+        node_ids = [NodeID.from_string(text) for text in params.strings("nodeIDs")]
+        found = self.chain.current_validators(subnet, node_ids)
         return {"validators": [self._validator(v) for v in found]}
 
     def _validator(self, info: ValidatorInfo) -> dict[str, Any]:
