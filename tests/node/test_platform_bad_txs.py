@@ -33,12 +33,12 @@ from tests.chains.platform.wallet import KEY2, Wallet, owner, pop, sign
 NEW_NODE = NodeID(hashlib.sha256(b"bad-txs node").digest()[:20])
 
 
-_client = httpx.Client(timeout=30)  # one connection: a new client costs ~35 ms of TLS setup
+_clients: list[httpx.Client] = []  # one connection: a new client costs ~35 ms of TLS setup
 
 
 def service(url: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
     body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    response = _client.post(url, json=body)
+    response = _clients[0].post(url, json=body)
     assert response.status_code == 200
     reply: dict[str, Any] = response.json()
     return reply
@@ -46,8 +46,10 @@ def service(url: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def devnet() -> Iterator[RunningNode]:
-    with serve_devnet() as node:
+    with serve_devnet() as node, httpx.Client(timeout=30) as client:
+        _clients.append(client)
         yield node
+        _clients.clear()
 
 
 def chain_of(node: RunningNode) -> PlatformChain:

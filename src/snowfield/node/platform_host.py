@@ -65,7 +65,7 @@ class PlatformRuntime:
             self.journal.append(block.data)
 
     def issue(self, tx: Tx) -> ID:
-        tx_id = self.chain.issue_tx(tx)
+        tx_id = self.chain.issue_tx(tx, self.now())
         self.advance()
         return tx_id
 

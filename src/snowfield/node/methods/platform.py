@@ -150,12 +150,16 @@ class PlatformService:
         }
 
     def get_fee_state(self, _: dict[str, Any]) -> dict[str, Any]:
-        state, price = self.chain.fee_state
+        # The real node reports its last accepted block's state and relies on a steady flow of
+        # blocks to refill capacity; the devnet builds blocks only when txs come, so it reports
+        # the state of the next block (capacity refilled up to now), which issueTx verifies with.
+        now = max(self.runtime.now(), self.chain.timestamp)
+        state, price = self.chain.fee_state_at(now)
         return {
             "capacity": state.capacity,
             "excess": state.excess,
             "price": price,
-            "timestamp": _time(self.chain.timestamp),
+            "timestamp": _time(now),
         }
 
     def get_balance(self, raw: dict[str, Any]) -> dict[str, Any]:
