@@ -34,6 +34,7 @@ bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run besi
 	$(BIN)/python bench/devnet.py
 	$(BIN)/python bench/metrics.py
 	$(BIN)/python bench/api.py
+	$(BIN)/python bench/platform.py
 
 contracts:  ## rebuild the demo contract artifacts from contracts/*.sol (needs node + npm)
 	cd contracts && npm ci && node compile.js

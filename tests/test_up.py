@@ -11,7 +11,15 @@ from pathlib import Path
 
 import httpx
 
+from snowfield.crypto.secp256k1 import public_key_of
+from snowfield.formats.bech32 import format_address
+from snowfield.formats.ids import ShortID
 from snowfield.testing import free_port
+from snowfield.workload.platform_demo import REWARDS_SECRET
+
+
+def address_of(secret: bytes) -> ShortID:
+    return ShortID.from_public_key(public_key_of(secret))
 
 
 def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
@@ -51,6 +59,18 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
             if reply.status_code == 200:
                 transactions = reply.json()["transactions"]
         assert transactions, "the demo's transactions reached the data API"
+        # the P-Chain demo ran first: it staked, created an L1 and moved time to the rewards
+        rewards_to = format_address("P", "local", address_of(REWARDS_SECRET).raw)
+        body = {"jsonrpc": "2.0", "id": 1, "method": "platform.getBalance"}
+        body["params"] = {"addresses": [rewards_to]}
+        balance = httpx.post(f"http://127.0.0.1:{node}/ext/bc/P", json=body, timeout=5).json()
+        assert int(balance["result"]["balance"]) > 0, balance
+        subnets = httpx.post(
+            f"http://127.0.0.1:{node}/ext/bc/P",
+            json={"jsonrpc": "2.0", "id": 1, "method": "platform.getBlockchains", "params": {}},
+            timeout=5,
+        ).json()["result"]["blockchains"]
+        assert "demochain" in [c["name"] for c in subnets]
         chains = httpx.get(f"http://127.0.0.1:{api}/v1/chains", timeout=5).json()["chains"]
         assert chains[0]["chainId"] == "43112"
         assert chains[0]["rpcUrl"].endswith(f"{node}/ext/bc/C/rpc")

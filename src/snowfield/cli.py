@@ -180,12 +180,20 @@ def _dump_state_file(node: Any, path: Path | None) -> None:
 
 
 async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) -> None:
+    from snowfield.errors import SnowfieldError
     from snowfield.rpc.client import RpcClient
     from snowfield.workload.demo import run_demo
+    from snowfield.workload.platform_demo import demo_secret, run_platform_demo
 
     while not server.started:
         await asyncio.sleep(0.05)
-    url = f"http://{settings.host}:{settings.port}/ext/bc/C/rpc"
+    base = f"http://{settings.host}:{settings.port}"
+    keys = [k.private_key for k in node.dev_keys]
+    try:  # once: staking, a subnet, a chain, an L1, and a day later the rewards
+        await run_platform_demo(base, demo_secret(keys), lambda line: log.info("demo: %s", line))
+    except (SnowfieldError, RuntimeError, OSError) as exc:  # e.g. a restart: stakes exist
+        log.warning("demo: the P-Chain demo stopped: %s", exc)
+    url = f"{base}/ext/bc/C/rpc"
     async with RpcClient(url) as client:
         await run_demo(
             client,

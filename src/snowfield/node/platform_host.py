@@ -18,6 +18,7 @@ from snowfield.chains.platform.genesis import LocalStaker, local_config
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.crypto.staking import StakingIdentity
 from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
+from snowfield.formats.platform.txs import Tx
 from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.platform import ChainIds, platform_methods
 from snowfield.node.networks import NetworkIds
@@ -130,8 +131,8 @@ class PlatformRuntime:
             self.journal.append(encode_record(container))
             self.blocks.add(container)
 
-    def issue(self, tx_bytes: bytes) -> ID:
-        tx_id = self.chain.issue(tx_bytes)
+    def issue(self, tx: Tx) -> ID:
+        tx_id = self.chain.issue_tx(tx, self.now())
         self.advance()
         return tx_id
 

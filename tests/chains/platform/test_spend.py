@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from snowfield.chains.platform.config import AVAX
+from snowfield.chains.platform.gas import FeeState
 from snowfield.chains.platform.genesis import Allocation
 from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.errors import Conflict, InvalidParams
@@ -94,9 +95,10 @@ def test_double_spends_are_refused_in_the_mempool_and_after_acceptance() -> None
     chain.issue(first.encode())
     with pytest.raises(Conflict, match="conflicts"):
         chain.issue(second.encode())
-    with pytest.raises(Conflict, match="already known"):
-        chain.issue(first.encode())
+    assert chain.issue(first.encode()) == first.id  # a duplicate in the mempool: no error
     chain.build_block(START + 1)
+    with pytest.raises(Conflict, match="duplicate tx"):
+        chain.issue(first.encode())
     with pytest.raises(InvalidParams, match="not found"):
         chain.issue(second.encode())
 
@@ -146,3 +148,15 @@ def test_stakeable_locked_funds_must_be_marked_and_stay_locked() -> None:
     marked = replace(plain, input=LockIn(lock, TransferInput(5_000 * AVAX, (0,))))
     with pytest.raises(InvalidParams, match="insufficient unlocked funds"):
         chain.issue(sign(BaseTx(replace(base, inputs=(marked,))), [[KEY2]]).encode())
+
+
+def test_a_drained_capacity_refills_by_the_time_of_the_next_block() -> None:
+    chain = new_chain()
+    chain.state.fee_state = FeeState(0, 0)  # a burst used it all in the last block
+    tx = _send(Wallet(chain), AVAX)
+    with pytest.raises(InvalidParams, match="insufficient capacity"):
+        chain.issue(tx.encode(), now=START)
+    assert chain.fee_state_at(START + 1)[0].capacity == chain.fee_config.max_per_second
+    assert chain.issue(tx.encode(), now=START + 1) == tx.id  # verified as of its block's time
+    chain.build_block(START + 1)
+    assert chain.tx_status(tx.id)[0] == "Committed"

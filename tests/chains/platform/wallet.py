@@ -24,7 +24,7 @@ from snowfield.chains.platform.genesis import (
 from snowfield.crypto import bls
 from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.crypto.secp256k1 import public_key_of, sign_recoverable
-from snowfield.formats.ids import ID, P_CHAIN_ID, NodeID, ShortID
+from snowfield.formats.ids import EMPTY_ID, ID, P_CHAIN_ID, NodeID, ShortID
 from snowfield.formats.platform.components import (
     UTXO,
     BaseTxFields,
@@ -99,8 +99,14 @@ class Wallet:
 
     chain: PlatformChain
     secret: bytes = EWOQ_KEY
-    network_id: int = NETWORK_ID
-    asset_id: ID = AVAX_ID
+    network_id: int = -1  # -1: the chain's own (the unit genesis's or a devnet's)
+    asset_id: ID = EMPTY_ID  # EMPTY_ID: the chain's AVAX asset
+
+    def __post_init__(self) -> None:
+        if self.network_id == -1:
+            self.network_id = self.chain.state.network_id
+        if self.asset_id == EMPTY_ID:
+            self.asset_id = self.chain.state.avax_asset_id
 
     def _utxos(self) -> list[UTXO]:
         page, _ = self.chain.utxos([address(self.secret)])

@@ -8,6 +8,7 @@ Public API: `AcceptedBlock`, `BlockAcceptor` (`accept(bytes)`, `standard(time, t
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from snowfield.chains.platform.executor import Env, execute
@@ -22,7 +23,6 @@ from snowfield.formats.platform.blocks import (
     BanffCommitBlock,
     BanffProposalBlock,
     BanffStandardBlock,
-    block_id,
     decode_block,
     encode_block,
 )
@@ -64,7 +64,7 @@ class BlockAcceptor:
 
     def _finish(self, block: Block, time: int) -> AcceptedBlock:
         state, data = self.env.state, encode_block(block)
-        state.last_block_id = block_id(block)
+        state.last_block_id = ID(hashlib.sha256(data).digest())  # block_id without re-encoding
         state.record_validator_sets()
         return AcceptedBlock(state.last_block_id, state.height, time, data, block)
 

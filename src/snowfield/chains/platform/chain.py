@@ -47,25 +47,41 @@ class PlatformChain:
 
     # --- writing -------------------------------------------------------------------------
 
-    def issue(self, tx_bytes: bytes) -> ID:
+    def issue(self, tx_bytes: bytes, now: int | None = None) -> ID:
         """Verifies a signed tx against the current state and queues it; returns its id."""
-        tx = Tx.decode(tx_bytes)
+        return self.issue_tx(Tx.decode(tx_bytes), now)
+
+    def issue_tx(self, tx: Tx, now: int | None = None) -> ID:
+        """`issue` of a decoded tx; `now` is the network time its block will be built at."""
+        if tx.id in self._mempool:
+            return tx.id  # avalanchego's issueTx ignores a duplicate in its mempool
         known = self.state.txs.get(tx.id)
-        if tx.id in self._mempool or (known and known.status is TxStatus.COMMITTED):
-            raise Conflict(f"tx {tx.id} already known")
+        if known and known.status is TxStatus.COMMITTED:
+            raise Conflict(f"duplicate tx: {tx.id} is already accepted")
         if len(self._mempool) >= MAX_MEMPOOL:
             raise Conflict("mempool is full")
         self._check_conflicts(tx)
-        execute(self.env, tx)  # verification only: the effect is dropped
+        self._verify(tx, now)
         self._mempool[tx.id] = tx
         self._acceptor.dropped.pop(tx.id, None)
         return tx.id
+
+    def _verify(self, tx: Tx, now: int | None) -> None:
+        """Executes `tx` and drops the effect. Like avalanchego's VerifyTx, the fee capacity and
+        price are those of the next block, whose time is `now` (capacity refills with time)."""
+        state, saved = self.state, self.state.fee_state
+        if now is not None:
+            state.fee_state = self.fee_state_at(now)[0]
+        try:
+            execute(self.env, tx)
+        finally:
+            state.fee_state = saved
 
     def _check_conflicts(self, tx: Tx) -> None:
         spends = _spent_ids(tx)
         for other in self._mempool.values():
             if spends & _spent_ids(other):
-                raise Conflict(f"tx {tx.id} conflicts with tx {other.id} in the mempool")
+                raise Conflict(f"tx conflicts with other tx: {tx.id} spends inputs of {other.id}")
 
     def mark_stopped(self, node_id: NodeID, stopped: bool = True) -> None:
         """Devnet fault: a stopped validator's uptime is 0, so its reward is aborted (the
@@ -221,6 +237,11 @@ class PlatformChain:
     @property
     def fee_config(self) -> FeeConfig:
         return self.state.params.fees
+
+    def fee_state_at(self, now: int) -> tuple[FeeState, int]:
+        """The fee state and price of a block built at network time `now`."""
+        fees = self.state.fee_state.advance(self.fee_config, max(now - self.state.timestamp, 0))
+        return fees, fees.price(self.fee_config)
 
     @property
     def fee_state(self) -> tuple[FeeState, int]:

@@ -59,8 +59,11 @@ class StakerSet:
     validators: dict[tuple[ID, NodeID], Staker] = field(default_factory=dict)
     delegators: dict[tuple[ID, NodeID], dict[ID, Staker]] = field(default_factory=dict)
     delegatee_rewards: dict[tuple[ID, NodeID], int] = field(default_factory=dict)
+    # counts changes: what depends on the set only is recomputed after one
+    version: int = field(default=0, compare=False)
 
     def add(self, staker: Staker) -> None:
+        self.version += 1
         self.by_tx[staker.tx_id] = staker
         key = (staker.subnet_id, staker.node_id)
         if staker.kind is StakerKind.PRIMARY_DELEGATOR:
@@ -69,6 +72,7 @@ class StakerSet:
             self.validators[key] = staker
 
     def remove(self, staker: Staker) -> None:
+        self.version += 1
         del self.by_tx[staker.tx_id]
         key = (staker.subnet_id, staker.node_id)
         if staker.kind is StakerKind.PRIMARY_DELEGATOR:
@@ -77,6 +81,9 @@ class StakerSet:
             del self.validators[key]
             self.delegators.pop(key, None)
             self.delegatee_rewards.pop(key, None)
+
+    def delegated_weight(self, subnet_id: ID, node_id: NodeID) -> int:
+        return sum(d.weight for d in self.delegators.get((subnet_id, node_id), {}).values())
 
     def delegators_of(self, subnet_id: ID, node_id: NodeID) -> list[Staker]:
         return sorted(self.delegators.get((subnet_id, node_id), {}).values(), key=_order)

@@ -44,6 +44,7 @@ class PlatformState:
     reward_utxos: dict[ID, list[UTXO]] = field(default_factory=dict)
     history_heights: list[int] = field(default_factory=list)
     history_sets: list[dict[ID, ValidatorSet]] = field(default_factory=list)
+    _sets_key: object = field(default=None, compare=False, repr=False)
 
     def validator_sets(self) -> dict[ID, ValidatorSet]:
         """Every subnet's current validator set (primary-network stakers, subnet validators and
@@ -61,6 +62,15 @@ class PlatformState:
 
     def record_validator_sets(self) -> None:
         """Appends the sets as of `height` when they differ from the last recorded ones."""
+        # The sets change only with the stakers or the L1 validators: most blocks skip the
+        # recomputation, which costs as many steps as there are stakers.
+        key = (
+            self.stakers.version,
+            tuple((v.validation_id, v.active, v.weight) for v in self.l1_validators.values()),
+        )
+        if key == self._sets_key:
+            return
+        self._sets_key = key
         sets = self.validator_sets()
         if self.history_sets and self.history_sets[-1] == sets:
             return

@@ -34,6 +34,9 @@ def _read_credential(reader: Unpacker) -> AnyCredential:
     return PLATFORM_TYPES.unpack(reader, AnyCredential)
 
 
+_VERSION_SIZE = 2  # the codec version every top-level encoding starts with
+
+
 def unsigned_bytes(unsigned: UnsignedTx) -> bytes:
     """`u16 version | type id | fields`: the bytes whose sha256 every credential signs."""
     return PLATFORM_TYPES.encode(unsigned, max_size=TX_MAX_SIZE)
@@ -53,6 +56,8 @@ class Tx(TopLevel):
     # The bytes `decode` read (the codec has one encoding per value, so they are what `encode`
     # would write); kept so ids of received txs cost a hash, not a re-encoding. Not compared.
     raw: bytes = field(default=b"", compare=False, repr=False, kw_only=True)
+    # How many bytes of the encoding (after the version) the unsigned tx took, when decoded.
+    unsigned_size: int = field(default=0, compare=False, repr=False, kw_only=True)
 
     def encode(self) -> bytes:
         return self.raw or encode_top(self.pack, max_size=self.max_size)
@@ -63,17 +68,24 @@ class Tx(TopLevel):
         return replace(decode_top(data, cls.unpack, max_size=cls.max_size), raw=bytes(data))
 
     def pack(self, packer: Packer) -> None:
+        if self.raw:  # a received tx inside a block: its bytes as read, without the version
+            packer.fixed(self.raw[_VERSION_SIZE:])
+            return
         PLATFORM_TYPES.pack(packer, self.unsigned)
         packer.items(self.credentials, _pack_credential)
 
     @classmethod
     def unpack(cls, reader: Unpacker) -> Self:
+        start = reader.offset
         unsigned = PLATFORM_TYPES.unpack(reader, UnsignedTx)
-        return cls(
-            unsigned, tuple(reader.items(_read_credential, min_item_size=_MIN_CREDENTIAL_SIZE))
-        )
+        size = reader.offset - start
+        credentials = tuple(reader.items(_read_credential, min_item_size=_MIN_CREDENTIAL_SIZE))
+        return cls(unsigned, credentials, unsigned_size=size)
 
     def unsigned_bytes(self) -> bytes:
+        """What the credentials sign: a slice of the received bytes, or the unsigned encoded."""
+        if self.raw and self.unsigned_size:
+            return self.raw[: _VERSION_SIZE + self.unsigned_size]
         return unsigned_bytes(self.unsigned)
 
     @property

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.queries import ValidatorInfo
-from snowfield.errors import InvalidParams
+from snowfield.errors import Conflict, InvalidParams
 from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.hexcheck import Encoding, decode, encode, encode_hexnc, parse_encoding
 from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
 from snowfield.formats.platform.components import UTXO
 from snowfield.formats.platform.l1_txs import PChainOwner
+from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.methods.gorilla_params import Params, chain_address
 from snowfield.rpc.service import ServiceHandler
@@ -107,9 +108,21 @@ class PlatformService:
         return ID.from_string(blockchain_id)
 
     def issue_tx(self, raw: dict[str, Any]) -> dict[str, str]:
+        # avalanchego's three stages and their wrappings (platformvm/service.go IssueTx)
         params = Params(raw)
-        data = decode(params.string("tx"), parse_encoding(params.get("encoding")))
-        return {"txID": str(self.runtime.issue(data))}
+        encoding = parse_encoding(params.get("encoding"))
+        try:
+            data = decode(params.string("tx"), encoding)
+        except InvalidParams as err:
+            raise InvalidParams(f"problem decoding transaction: {err.message}") from None
+        try:
+            tx = Tx.decode(data)
+        except InvalidParams as err:
+            raise InvalidParams(f"couldn't parse tx: {err.message}") from None
+        try:
+            return {"txID": str(self.runtime.issue(tx))}
+        except (InvalidParams, Conflict) as err:
+            raise type(err)(f"couldn't issue tx: {err.message}") from None
 
     def get_tx_status(self, raw: dict[str, Any]) -> dict[str, str]:
         status, reason = self.chain.tx_status(Params(raw).id("txID"))
@@ -137,12 +150,16 @@ class PlatformService:
         }
 
     def get_fee_state(self, _: dict[str, Any]) -> dict[str, Any]:
-        state, price = self.chain.fee_state
+        # The real node reports its last accepted block's state and relies on a steady flow of
+        # blocks to refill capacity; the devnet builds blocks only when txs come, so it reports
+        # the state of the next block (capacity refilled up to now), which issueTx verifies with.
+        now = max(self.runtime.now(), self.chain.timestamp)
+        state, price = self.chain.fee_state_at(now)
         return {
             "capacity": state.capacity,
             "excess": state.excess,
             "price": price,
-            "timestamp": _time(self.chain.timestamp),
+            "timestamp": _time(now),
         }
 
     def get_balance(self, raw: dict[str, Any]) -> dict[str, Any]:
@@ -252,7 +269,8 @@ class PlatformService:
     def get_current_validators(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
         subnet = params.id("subnetID") if params.string("subnetID") else PRIMARY_NETWORK_ID
-        found = self.chain.current_validators(subnet)
+        node_ids = [NodeID.from_string(text) for text in params.strings("nodeIDs")]
+        found = self.chain.current_validators(subnet, node_ids)
         return {"validators": [self._validator(v) for v in found]}
 
     def _validator(self, info: ValidatorInfo) -> dict[str, Any]:

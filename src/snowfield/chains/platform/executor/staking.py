@@ -139,7 +139,7 @@ def add_delegator(env: Env, tx: Tx) -> Effect:
         raise InvalidParams(f"{delegation.node_id} isn't a current or pending validator")
     if delegation.end > validator.end:
         raise InvalidParams("proposed staking period is not inside dependant staking period")
-    delegated = sum(d.weight for d in state.stakers.delegators_of(*key))
+    delegated = state.stakers.delegated_weight(*key)
     max_weight = min(
         validator.weight * config.max_validator_weight_factor, config.max_validator_stake
     )

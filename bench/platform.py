@@ -1,0 +1,247 @@
+"""P-Chain issue throughput: platform.issueTx of signed BaseTxs and AddPermissionlessDelegatorTxs
+over HTTP, each accepted into a block before the call returns, against the floor measured in the
+same run: decoding the same tx bytes and recovering their signers, in process, nothing else.
+
+The txs are built and signed beforehand, each spending the previous one's change, paying exactly
+the Etna fee at the minimum price. A round issues at most what one full gas capacity holds (the
+real limit of the P-Chain); between rounds the network clock moves on (evm_increaseTime, untimed)
+so capacity refills and the price stays at its minimum. Loopback only; counts and time bounded.
+
+    python bench/platform.py [--rounds 3] [--base-txs 150] [--delegator-txs 100]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# This file is named after the P-Chain's VM, and so shadows the standard library's `platform`,
+# which orjson and others import: the script's own folder must leave the import path first.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import argparse
+import http.client
+import subprocess
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import orjson
+
+from snowfield.chains.platform.complexity import tx_complexity
+from snowfield.chains.platform.config import AVAX, DAY
+from snowfield.chains.platform.gas import to_gas
+from snowfield.chains.platform.spend import Signers
+from snowfield.crypto.keys import EWOQ_KEY
+from snowfield.crypto.secp256k1 import public_key_of, sign_recoverable
+from snowfield.formats.hexcheck import decode_hex, encode_hex
+from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
+from snowfield.formats.platform.components import (
+    UTXO,
+    UTXOID,
+    BaseTxFields,
+    TransferableInput,
+    TransferableOutput,
+)
+from snowfield.formats.platform.secp256k1fx import (
+    Credential,
+    OutputOwners,
+    TransferInput,
+    TransferOutput,
+)
+from snowfield.formats.platform.staking_txs import AddPermissionlessDelegatorTx, Validator
+from snowfield.formats.platform.transfer_txs import BaseTx
+from snowfield.formats.platform.txs import Tx, unsigned_bytes
+from snowfield.formats.platform.types import UnsignedTx
+from snowfield.supervisor import terminate
+from snowfield.testing import free_port
+
+TIME_LIMIT = 60.0  # per measured phase
+TARGET = 0.25  # issueTx throughput as a share of the floor
+ME = ShortID.from_public_key(public_key_of(EWOQ_KEY))
+OWNER = OutputOwners(0, 1, (ME,))
+RECIPIENT = OutputOwners(0, 1, (ShortID(b"\x44" * 20),))
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection (stdlib): the thinnest client."""
+
+    def __init__(self, url: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self.path = parts.path or "/"
+        self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+
+    def call(self, method: str, params: object) -> object:
+        body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        self.conn.request("POST", self.path, body, {"content-type": "application/json"})
+        reply = orjson.loads(self.conn.getresponse().read())
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply["result"]
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+@contextmanager
+def devnet() -> Iterator[str]:
+    """`snowfield devnet` in a child process; yields its base URL."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as data:
+        cmd = [sys.executable, "-m", "snowfield", "devnet", "--port", str(port)]
+        cmd += ["--data-dir", data, "--log-level", "warn"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    Connection(base + "/ext/bc/P").call("platform.getHeight", {})
+                    break
+                except (OSError, RuntimeError, http.client.HTTPException):
+                    if time.monotonic() > deadline or proc.poll() is not None:
+                        raise RuntimeError("the devnet did not start") from None
+                    time.sleep(0.1)
+            yield base
+        finally:
+            terminate(proc)
+
+
+@dataclass
+class Chainer:
+    """Builds txs that each spend the previous one's change (ewoq's one UTXO to start)."""
+
+    network_id: int
+    asset: ID
+    weights: tuple[int, int, int, int]
+    price: int
+    utxo: UTXO
+
+    def build(self, make: Callable[[BaseTxFields], UnsignedTx], spend: int, sent: int) -> Tx:
+        """A signed tx of `make`, burning exactly gas x price, `sent` going to other outputs."""
+        amount = self.utxo.output.amount
+        inputs = (TransferableInput(self.utxo.utxo_id, self.asset, TransferInput(amount, (0,))),)
+
+        def fields(fee: int) -> BaseTxFields:
+            change = TransferableOutput(self.asset, TransferOutput(amount - spend - fee, OWNER))
+            outs = [change]
+            if sent:
+                outs.append(TransferableOutput(self.asset, TransferOutput(sent, RECIPIENT)))
+            outs.sort(key=lambda o: o.sort_key())
+            return BaseTxFields(self.network_id, P_CHAIN_ID, tuple(outs), inputs)
+
+        gas = to_gas(tx_complexity(make(fields(1))), self.weights)
+        unsigned = make(fields(gas * self.price))
+        digest = _sha256(unsigned_bytes(unsigned))
+        tx = Tx(unsigned, (Credential((sign_recoverable(EWOQ_KEY, digest),)),))
+        outputs = unsigned.base.outputs  # type: ignore[attr-defined]
+        index = next(i for i, o in enumerate(outputs) if o.output.owners == OWNER)
+        self.utxo = UTXO(UTXOID(tx.id, index), self.asset, outputs[index].output)
+        return tx
+
+
+def _sha256(data: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(data).digest()
+
+
+def base_txs(chainer: Chainer, count: int) -> list[bytes]:
+    return [chainer.build(BaseTx, sent + 1, sent + 1).encode() for sent in range(count)]
+
+
+def delegator_txs(chainer: Chainer, count: int, node: NodeID, end: int) -> list[bytes]:
+    weight = 25 * AVAX
+    stake = (TransferableOutput(chainer.asset, TransferOutput(weight, OWNER)),)
+
+    def make(base: BaseTxFields) -> AddPermissionlessDelegatorTx:
+        validator = Validator(node, 0, end, weight)
+        return AddPermissionlessDelegatorTx(base, validator, PRIMARY_NETWORK_ID, stake, OWNER)
+
+    return [chainer.build(make, weight, 0).encode() for _ in range(count)]
+
+
+def floor(txs: list[bytes]) -> float:
+    """txs/s of decoding and recovering every signer, in process."""
+    started = time.perf_counter()
+    for data in txs:
+        tx = Tx.decode(data)
+        signers = Signers(tx)
+        for credential in tx.credentials:
+            for signature in credential.signatures:  # type: ignore[attr-defined]
+                signers.address(signature)
+    return len(txs) / (time.perf_counter() - started)
+
+
+def issue(p: Connection, txs: list[bytes]) -> tuple[float, int]:
+    """(txs/s, txs issued) of platform.issueTx over `txs`, each committed on return."""
+    started = time.perf_counter()
+    for sent, data in enumerate(txs, 1):
+        p.call("platform.issueTx", {"tx": encode_hex(data), "encoding": "hex"})
+        if time.perf_counter() - started > TIME_LIMIT:
+            return sent / (time.perf_counter() - started), sent
+    return len(txs) / (time.perf_counter() - started), len(txs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--base-txs", type=int, default=150, help="per round (<= ~190)")
+    parser.add_argument("--delegator-txs", type=int, default=100, help="per round (<= ~120)")
+    args = parser.parse_args()
+    with devnet() as base:
+        p, c = Connection(base + "/ext/bc/P"), Connection(base + "/ext/bc/C/rpc")
+        network_id = int(
+            str(Connection(base + "/ext/info").call("info.getNetworkID", {})["networkID"])
+        )  # type: ignore[index]
+        asset = ID.from_string(p.call("platform.getStakingAssetID", {})["assetID"])  # type: ignore[index]
+        fees = p.call("platform.getFeeConfig", {})
+        state = p.call("platform.getFeeState", {})
+        address = p.call("platform.getUTXOs", {"addresses": [_p_address(network_id)]})
+        (utxo,) = [UTXO.decode(decode_hex(u)) for u in address["utxos"]]  # type: ignore[index]
+        weights = tuple(fees["weights"])  # type: ignore[index]
+        chainer = Chainer(network_id, asset, weights, int(state["price"]), utxo)  # type: ignore[arg-type,index]
+        validators = p.call("platform.getCurrentValidators", {})["validators"]  # type: ignore[index]
+        target = validators[0]
+        now = int(time.time())
+        end = min(int(target["endTime"]), now + 14 * DAY)
+        node = NodeID.from_string(target["nodeID"])
+        plans = [
+            ("BaseTx", [base_txs(chainer, args.base_txs) for _ in range(args.rounds)]),
+            (
+                "AddPermissionlessDelegatorTx",
+                [delegator_txs(chainer, args.delegator_txs, node, end) for _ in range(args.rounds)],
+            ),
+        ]
+        rows = []
+        for label, rounds in plans:
+            floor_rate = floor([tx for batch in rounds for tx in batch])
+            elapsed, sent = 0.0, 0
+            for batch in rounds:
+                c.call("evm_increaseTime", [30])  # refill the capacity, drain the excess
+                rate, done = issue(p, batch)
+                elapsed += done / rate
+                sent += done
+            rows.append((label, sent, sent / elapsed, floor_rate))
+        p.close()
+        c.close()
+    print(f"{'tx':<30}{'txs':>6}{'issueTx/s':>12}{'floor/s':>10}{'ratio':>8}")
+    for label, sent, rate, floor_rate in rows:
+        ratio = rate / floor_rate
+        mark = "" if ratio >= TARGET else f"  below the {TARGET:.0%} target"
+        print(f"{label:<30}{sent:>6}{rate:>12,.0f}{floor_rate:>10,.0f}{ratio:>8.0%}{mark}")
+    print(f"(floor: decode + signer recovery of the same txs in process; cores: {os.cpu_count()})")
+
+
+def _p_address(network_id: int) -> str:
+    from snowfield.formats.bech32 import format_address, hrp_for_network
+
+    return format_address("P", hrp_for_network(network_id), ME.raw)
+
+
+if __name__ == "__main__":
+    main()
