@@ -174,15 +174,17 @@ def _staking(
     ):
         return
     v = unsigned.validator
+    # Post-Durango txs leave the start 0: the staker starts at its block's time.
+    start = v.start or rows.timestamp
     subnet = str(getattr(unsigned, "subnet_id", P_CHAIN_ID))
     details.update(
-        nodeId=str(v.node_id), subnetId=subnet, startTimestamp=v.start, endTimestamp=v.end
+        nodeId=str(v.node_id), subnetId=subnet, startTimestamp=start, endTimestamp=v.end
     )
     stake: tuple[TransferableOutput, ...] = getattr(unsigned, "stake", ())
     first = len(base.outputs) if base is not None else 0
     for i, out in enumerate(stake):
         rows.emitted.append(
-            _utxo(tx_id, first + i, out, addresses, P_CHAIN_ID, P_CHAIN_ID, (v.start, v.end))
+            _utxo(tx_id, first + i, out, addresses, P_CHAIN_ID, P_CHAIN_ID, (start, v.end))
         )
     reward_owner = getattr(unsigned, "rewards_owner", None) or getattr(
         unsigned, "validator_rewards_owner", None
@@ -217,7 +219,7 @@ def _staking(
             kind,
             str(v.node_id),
             subnet,
-            v.start,
+            start,
             v.end,
             amount,
             reward,
