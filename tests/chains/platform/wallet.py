@@ -99,6 +99,8 @@ class Wallet:
 
     chain: PlatformChain
     secret: bytes = EWOQ_KEY
+    asset_id: ID = AVAX_ID  # a devnet's own: its AVAX asset id and network id
+    network_id: int = NETWORK_ID
 
     def _utxos(self) -> list[UTXO]:
         page, _ = self.chain.utxos([address(self.secret)])
@@ -134,9 +136,11 @@ class Wallet:
         change = total - spend - fee
         outs = list(outputs)
         if change > 0:
-            outs.append(TransferableOutput(AVAX_ID, TransferOutput(change, owner(self.secret))))
+            outs.append(
+                TransferableOutput(self.asset_id, TransferOutput(change, owner(self.secret)))
+            )
         outs.sort(key=lambda o: o.sort_key())
-        return BaseTxFields(NETWORK_ID, P_CHAIN_ID, tuple(outs), inputs, memo), len(inputs)
+        return BaseTxFields(self.network_id, P_CHAIN_ID, tuple(outs), inputs, memo), len(inputs)
 
     def build(
         self,
