@@ -16,8 +16,9 @@ from typing import Any
 from snowfield.errors import InvalidParams, Unavailable
 from snowfield.formats.bech32 import hrp_for_network
 from snowfield.formats.hexcheck import decode_hex
+from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import parse_rfc3339
-from snowfield.indexer.extract.platform import Addresses, extract, reward_utxo
+from snowfield.indexer.extract.platform import Addresses, extract, genesis_rows, reward_utxo
 from snowfield.rpc.client import RpcClient, RpcError
 from snowfield.store import primary, primary_queries
 from snowfield.store.database import Database
@@ -110,19 +111,22 @@ class PlatformSource:
             raise
         return [decode_hex(str(u)) for u in got.get("utxos") or ()]
 
-    async def potential_rewards(self, node_ids: Sequence[str]) -> dict[str, int]:
-        """Current stakers' potential rewards by staking tx id (validators and, for the
-        given nodes, their delegators)."""
+    async def current(self, node_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """Current stakers by staking tx id: (start time, potential reward); validators and,
+        for the given nodes, their delegators (avalanchego lists those only when asked)."""
         params: dict[str, Any] = {"nodeIDs": sorted(set(node_ids))} if node_ids else {}
         got = await self.platform.call_object("platform.getCurrentValidators", params)
-        out: dict[str, int] = {}
+        out: dict[str, tuple[int, int]] = {}
         for v in got.get("validators") or ():
-            if "potentialReward" in v:
-                out[str(v["txID"])] = int(v["potentialReward"])
-            for d in v.get("delegators") or ():
-                if "potentialReward" in d:
-                    out[str(d["txID"])] = int(d["potentialReward"])
+            for staker in (v, *(v.get("delegators") or ())):
+                if "potentialReward" in staker:
+                    start = int(staker.get("startTime", 0))
+                    out[str(staker["txID"])] = (start, int(staker["potentialReward"]))
         return out
+
+    async def tx(self, tx_id: str) -> bytes:
+        got = await self.platform.call_object("platform.getTx", {"txID": tx_id, "encoding": "hex"})
+        return decode_hex(str(got["tx"]))
 
 
 def _nanos(text: str) -> int:
@@ -165,7 +169,26 @@ class PrimaryIndexer:
             start = containers[-1].index + 1
             if progress is not None:
                 progress(start - (last + 1 - total), total)
+        if not await asyncio.to_thread(primary.genesis_done, self.db, net.pchain):
+            await self._genesis(net.pchain)
         return start
+
+    async def _genesis(self, pchain: str) -> None:
+        """The genesis stakers: their txs live in the genesis state, not in any block; the
+        node serves them by id (platform.getTx) and lists them as current validators."""
+        assert self.addresses is not None
+        first = await asyncio.to_thread(primary.genesis_block, self.db, pchain)
+        if first is None:
+            return
+        height, block_id, timestamp = first
+        current = await self.source.current(())
+        starts = {tx_id: start for tx_id, (start, _) in current.items()}
+        known = await asyncio.to_thread(primary.known_txs, self.db, pchain, list(starts))
+        wanted = [t for t, start in starts.items() if t not in known and start <= timestamp]
+        txs = [Tx.decode(await self.source.tx(tx_id)) for tx_id in wanted]
+        rows = genesis_rows(height, block_id, timestamp, txs, self.addresses)
+        potential = {t: reward for t, (_, reward) in current.items()}
+        await asyncio.to_thread(primary.write_genesis, self.db, pchain, rows, potential)
 
     async def follow(self, interval: float = 1.0, stop: asyncio.Event | None = None) -> None:
         """Syncs, then keeps following the head until `stop` is set."""
@@ -218,7 +241,8 @@ class PrimaryIndexer:
     async def _potential(self, blocks: Sequence[BlockRows]) -> dict[str, int]:
         nodes = {s.node_id for b in blocks for s in b.stakers if s.kind == "DELEGATOR"}
         try:
-            return await self.source.potential_rewards(sorted(nodes))
+            current = await self.source.current(sorted(nodes))
+            return {tx_id: reward for tx_id, (_, reward) in current.items()}
         except RpcError as err:
             log.warning("platform.getCurrentValidators failed: %s", err)
             return {}

@@ -49,6 +49,42 @@ def networks(db: Database) -> list[PrimaryNetwork]:
     return [PrimaryNetwork(*row) for row in rows]
 
 
+def genesis_done(db: Database, pchain: str) -> bool:
+    row = db.query_one("SELECT genesis_done FROM primary_networks WHERE pchain = ?", (pchain,))
+    return bool(row and row[0])
+
+
+def genesis_block(db: Database, pchain: str) -> tuple[int, str, int] | None:
+    """(height, id, timestamp) of the first indexed block."""
+    row = db.query_one(
+        "SELECT height, block_id, timestamp FROM p_blocks WHERE pchain = ? ORDER BY height LIMIT 1",
+        (pchain,),
+    )
+    return None if row is None else (int(row[0]), str(row[1]), int(row[2]))
+
+
+def known_txs(db: Database, pchain: str, tx_ids: Sequence[str]) -> set[str]:
+    if not tx_ids:
+        return set()
+    marks = ", ".join("?" for _ in tx_ids)
+    rows = db.query(
+        f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN ({marks})", [pchain, *tx_ids]
+    )
+    return {str(r[0]) for r in rows}
+
+
+def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping[str, int]) -> None:
+    """The genesis state's txs (its stakers) into the genesis block, once."""
+    with db.transaction() as w:
+        _write_txs(w, pchain, rows)
+        for tx_id, reward in potential.items():
+            w.execute(
+                "UPDATE p_stakers SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
+                (str(reward), pchain, tx_id),
+            )
+        w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
+
+
 def checkpoint(db: Database, pchain: str) -> PCheckpoint | None:
     row = db.query_one(
         "SELECT next_index, height, block_id, timestamp FROM p_checkpoints WHERE pchain = ?",
@@ -94,6 +130,10 @@ def _write_block(w: Writer, pchain: str, b: BlockRows) -> None:
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, height) DO NOTHING",
         (pchain, b.height, b.block_id, b.parent_id, b.timestamp, len(b.txs)),
     )
+    _write_txs(w, pchain, b)
+
+
+def _write_txs(w: Writer, pchain: str, b: BlockRows) -> None:
     w.executemany(
         "INSERT INTO p_txs (pchain, tx_id, height, tx_index, block_id, timestamp, tx_type, memo,"
         " details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, tx_id) DO NOTHING",

@@ -14,7 +14,8 @@ PRIMARY_TABLES: tuple[str, ...] = (
         hrp TEXT NOT NULL,
         xchain TEXT,
         cchain TEXT,
-        avax_asset TEXT NOT NULL)""",
+        avax_asset TEXT NOT NULL,
+        genesis_done SMALLINT NOT NULL DEFAULT 0)""",
     # The last container of /ext/index/P/block written, with its rows.
     """CREATE TABLE IF NOT EXISTS p_checkpoints (
         pchain TEXT PRIMARY KEY,

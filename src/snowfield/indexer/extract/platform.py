@@ -98,6 +98,16 @@ def extract(
     return rows
 
 
+def genesis_rows(
+    height: int, block_id: str, timestamp: int, txs: Sequence[Tx], addresses: Addresses
+) -> BlockRows:
+    """Rows of txs the genesis state holds (its stakers), placed in the genesis block."""
+    rows = BlockRows(height, block_id, "", timestamp)
+    for index, tx in enumerate(txs):
+        _tx_rows(rows, index, tx, addresses)
+    return rows
+
+
 def _txs(block: object) -> Iterator[Tx]:
     if isinstance(block, BanffProposalBlock):
         yield from block.decision_txs
@@ -177,9 +187,7 @@ def _staking(
     # Post-Durango txs leave the start 0: the staker starts at its block's time.
     start = v.start or rows.timestamp
     subnet = str(getattr(unsigned, "subnet_id", P_CHAIN_ID))
-    details.update(
-        nodeId=str(v.node_id), subnetId=subnet, startTimestamp=start, endTimestamp=v.end
-    )
+    details.update(nodeId=str(v.node_id), subnetId=subnet, startTimestamp=start, endTimestamp=v.end)
     stake: tuple[TransferableOutput, ...] = getattr(unsigned, "stake", ())
     first = len(base.outputs) if base is not None else 0
     for i, out in enumerate(stake):
