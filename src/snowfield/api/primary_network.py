@@ -124,7 +124,7 @@ START_TIME = Param(
 END_TIME = Param("endTimestamp", "query", "Only items at or before this unix time.", type="integer")
 
 
-async def _network(ctx: Context) -> PrimaryNetwork:
+async def indexed_network(ctx: Context) -> PrimaryNetwork:
     """The indexed primary network the `network` path parameter names (404 when none is)."""
     name = ctx.args["network"]
     for net in await ctx.run(primary.networks, ctx.db):
@@ -223,7 +223,7 @@ def render_tx(net: PrimaryNetwork, tx: PTx, emitted: list[PUtxo], consumed: list
 
 
 async def list_staking(ctx: Context) -> Json:
-    net = await _network(ctx)
+    net = await indexed_network(ctx)
     addresses = _bech32(ctx, net)
     after = ctx.after()
     page = await ctx.run(
@@ -281,7 +281,7 @@ def _reward(
 
 
 async def list_pending(ctx: Context) -> Json:
-    net = await _network(ctx)
+    net = await indexed_network(ctx)
     addresses = _bech32(ctx, net)
     node_ids = ctx.args.get("nodeIds")
     if addresses is None and node_ids is None:
@@ -364,7 +364,7 @@ def _blockchain(c: Any) -> Json:
 
 
 async def list_subnets(ctx: Context) -> Json:
-    net = await _network(ctx)
+    net = await indexed_network(ctx)
     page = await ctx.run(
         primary_queries.subnets,
         ctx.db,

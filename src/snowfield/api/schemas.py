@@ -194,6 +194,21 @@ PRIMARY_NETWORK: dict[str, Schema] = {
     ),
     "ListPendingRewardsResponse": _page("pendingRewards", ref("PendingReward")),
     "ListSubnetsResponse": _page("subnets", ref("Subnet")),
+    "XChainVertex": obj(
+        {
+            "vertexHash": S,
+            "parentHashes": array(S),
+            "vertexHeight": N,
+            "vertexIndex": N,
+            "vertexTimestamp": N,
+            "txCount": N,
+            "transactions": array(S),
+            "vertexSizeBytes": N,
+        }
+    ),
+    "ListXChainVerticesResponse": _page(
+        "vertices", ref("XChainVertex"), {"chainInfo": _CHAIN_INFO}
+    ),
 }
 
 _BLOCK_FIELDS = {"blockNumber": S, "blockTimestamp": N, "blockHash": S, "txHash": S}

@@ -110,3 +110,16 @@ class BlockRows:
     conversions: list[ConversionRow] = field(default_factory=list)
     rewarding: list[str] = field(default_factory=list)  # staking txs rewarded (committed here)
     option: str | None = None  # "commit" / "abort" for option blocks
+
+
+@dataclass(frozen=True, slots=True)
+class VertexRow:
+    """One X-Chain vertex at its position in the vertex index."""
+
+    index: int
+    vertex_id: str
+    height: int
+    timestamp: int
+    parents: tuple[str, ...]
+    txs: tuple[str, ...]
+    size: int

@@ -120,4 +120,19 @@ PRIMARY_TABLES: tuple[str, ...] = (
         genesis TEXT,
         PRIMARY KEY (pchain, blockchain_id))""",
     "CREATE INDEX IF NOT EXISTS p_chains_by_subnet ON p_chains (pchain, subnet_id)",
+    # X-Chain vertices of the DAG phase (/ext/index/X/vtx), by their index position.
+    """CREATE TABLE IF NOT EXISTS x_vertices (
+        xchain TEXT NOT NULL,
+        idx BIGINT NOT NULL,
+        vertex_id TEXT NOT NULL,
+        height BIGINT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        parents TEXT NOT NULL,
+        txs TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        PRIMARY KEY (xchain, idx))""",
+    "CREATE INDEX IF NOT EXISTS x_vertices_by_height ON x_vertices (xchain, height, idx)",
+    """CREATE TABLE IF NOT EXISTS x_checkpoints (
+        xchain TEXT PRIMARY KEY,
+        next_index BIGINT NOT NULL)""",
 )
