@@ -174,5 +174,7 @@ def test_l1_validator_shape(devnet: RunningNode) -> None:
 
 def test_health_reports_the_p_chain(devnet: RunningNode) -> None:
     report = httpx.get(devnet.base + "/ext/health", timeout=30).json()
-    assert report["checks"]["P"]["message"]["height"] >= 0
+    consensus = report["checks"]["P"]["message"]["engine"]["consensus"]
+    assert consensus["lastAcceptedHeight"] == devnet.node.chains["P"].runtime.blocks.last.height
+    assert consensus["lastAcceptedID"] == str(devnet.node.chains["P"].runtime.blocks.last.id)
     assert "X" in report["checks"]

@@ -11,12 +11,32 @@ from collections.abc import Callable
 class NetworkClock:
     """Wall time plus an offset (whole seconds) that evm_increaseTime and friends move.
 
-    The node owns one and hands it to each chain, so moving time moves it for all of them."""
+    The node owns one and hands it to each chain, so moving time moves it for all of them;
+    chains that act on time (the P-Chain's staker ends) `subscribe` to hear of each move."""
 
     def __init__(self, wall: Callable[[], float] = time.time) -> None:
         self._wall = wall
         self._lock = threading.Lock()
-        self.offset = 0
+        self._offset = 0
+        self._listeners: list[Callable[[], None]] = []
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Calls `listener()` after every move, on the thread that moved the clock."""
+        self._listeners.append(listener)
+
+    def _moved(self) -> None:
+        for listener in self._listeners:
+            listener()
+
+    @property
+    def offset(self) -> int:
+        return self._offset
+
+    @offset.setter
+    def offset(self, seconds: int) -> None:
+        with self._lock:
+            self._offset = seconds
+        self._moved()
 
     def __call__(self) -> float:
         return self._wall() + self.offset
@@ -24,12 +44,16 @@ class NetworkClock:
     def increase(self, seconds: int) -> int:
         """Moves time forward by `seconds`; returns the total offset, as evm_increaseTime does."""
         with self._lock:
-            self.offset += seconds
-            return self.offset
+            self._offset += seconds
+            total = self._offset
+        self._moved()
+        return total
 
     def advance_to(self, timestamp: int) -> None:
         """Moves time forward so that now is at least `timestamp` (never back)."""
         with self._lock:
-            behind = timestamp - (self._wall() + self.offset)
+            behind = timestamp - (self._wall() + self._offset)
             if behind > 0:
-                self.offset += math.ceil(behind)
+                self._offset += math.ceil(behind)
+        if behind > 0:
+            self._moved()

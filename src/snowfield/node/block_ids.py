@@ -63,5 +63,16 @@ class BlockIds:
         self._extend(self.chain.head.number)
         return self._by_id.get(container_id)
 
+    # --- the index API's view (see node/index.py ContainerSource) ---------------------------
+
+    def last_height(self) -> int:
+        return self.chain.head.number
+
+    def accepted_ns(self, height: int) -> int:
+        return self.chain.blocks[height].accepted_ns
+
+    def container_height(self, container_id: bytes) -> int | None:
+        return self.height_of(container_id)
+
     def last_accepted_id(self) -> str:
         return encode_cb58(self.id_of(self.chain.head.number))

@@ -1,17 +1,16 @@
-"""The index API of an EVM chain: each accepted block as a ProposerVM container, by index or id."""
+"""The index API of a chain: each accepted block as a ProposerVM container, by index or id."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from snowfield.errors import Conflict, InvalidParams, NotFound
 from snowfield.formats.cb58 import decode_cb58, encode_cb58
 from snowfield.formats.hexcheck import Encoding, encode, parse_encoding
 from snowfield.formats.timefmt import format_rfc3339
-from snowfield.node.block_ids import BlockIds
 from snowfield.rpc.service import ServiceDispatcher
 
 MAX_FETCH = 1024
@@ -66,12 +65,25 @@ def _save(path: Path | None, state: IndexState) -> None:
     tmp.replace(path)
 
 
+class ContainerSource(Protocol):
+    """A chain's accepted blocks as containers, by height (0 = genesis, never indexed)."""
+
+    def last_height(self) -> int: ...
+
+    def id_of(self, height: int) -> bytes: ...
+
+    def container(self, height: int) -> bytes: ...
+
+    def accepted_ns(self, height: int) -> int: ...
+
+    def container_height(self, container_id: bytes) -> int | None: ...
+
+
 class BlockIndex:
     """Containers for blocks from `first_height` on; ids are the chain's container ids."""
 
-    def __init__(self, ids: BlockIds, state: IndexState) -> None:
+    def __init__(self, ids: ContainerSource, state: IndexState) -> None:
         self.ids = ids
-        self.chain = ids.chain
         self.first = max(state.first_height, 1)
         self.service = ServiceDispatcher(
             {
@@ -85,15 +97,14 @@ class BlockIndex:
         )
 
     def last_index(self) -> int:
-        return self.chain.head.number - self.first
+        return self.ids.last_height() - self.first
 
     def _container(self, index: int, encoding: Encoding) -> dict[str, Any]:
         height = self.first + index
-        block = self.chain.blocks[height]
         return {
             "id": encode_cb58(self.ids.id_of(height)),
             "bytes": encode(self.ids.container(height), encoding),
-            "timestamp": format_rfc3339(block.accepted_ns),
+            "timestamp": format_rfc3339(self.ids.accepted_ns(height)),
             "encoding": encoding.value,
             "index": str(index),
         }
@@ -110,7 +121,7 @@ class BlockIndex:
             container_id = decode_cb58(raw_id)
         except InvalidParams:
             raise NotFound("not found") from None
-        height = self.ids.height_of(container_id)
+        height = self.ids.container_height(container_id)
         if height is None or height < self.first:
             raise NotFound("not found")
         return height - self.first

@@ -14,6 +14,8 @@ from snowfield.chains.evm.genesis import Allocation
 from snowfield.chains.platform.genesis import LocalStaker
 from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
+from snowfield.crypto.staking import StakingIdentity
+from snowfield.formats.ids import NodeID
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.evm_host import EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
@@ -101,8 +103,31 @@ class Node:
             for v in self.validators.validators
         )
         return PlatformHosting(
-            self.ids, keys, stakers, directory, self.storage.journal("P"), self.clock
+            self.ids,
+            keys,
+            stakers,
+            directory,
+            self.storage.journal("P"),
+            self.clock,
+            proposer=self._proposer,
+            uptime=self._uptime,
+            index_enabled=self.settings.index_enabled,
+            index_state=self.storage.index_state_path("P", "block"),
+            index_allow_incomplete=self.settings.index_allow_incomplete,
+            on_clock_move=self.clock.subscribe,
         )
+
+    def _proposer(self, height: int) -> StakingIdentity:
+        """Who proposes the P block at `height`: the running validators in turn."""
+        running = [v for v in self.validators if self.validators.running(v)]
+        return running[height % len(running)].staking if running else self.validators.own.staking
+
+    def _uptime(self, node_id: NodeID) -> tuple[float, bool]:
+        """A devnet validator's measured uptime; a node the devnet does not run counts as up."""
+        for validator in self.validators:
+            if validator.node_id == node_id:
+                return self.validators.uptime(validator), self.validators.running(validator)
+        return 100.0, True
 
     def _id_of(self, name: str) -> str | None:
         chain = self.chains.get(name)

@@ -3,6 +3,8 @@ staking), runtime and platform.* service, as one HostedChain."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -11,14 +13,20 @@ from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.evm.journal import Journal
-from snowfield.chains.platform.chain import PlatformChain
+from snowfield.chains.platform.chain import PlatformChain, Uptime
 from snowfield.chains.platform.genesis import LocalStaker, local_config
 from snowfield.crypto.secp256k1 import public_key_of
+from snowfield.crypto.staking import StakingIdentity
 from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
+from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.platform import ChainIds, platform_methods
 from snowfield.node.networks import NetworkIds
+from snowfield.node.platform_blocks import PContainer, PlatformBlocks, decode_record, encode_record
 from snowfield.node.registry import GorillaService, HostedChain, Vm
 from snowfield.rpc.service import ServiceDispatcher
+
+log = logging.getLogger(__name__)
+Proposer = Callable[[int], StakingIdentity | None]  # the signer of the block at a height
 
 # platformvm's VM id (cb58 of "platformvm" padded to 32 bytes), as info.getVMs lists it.
 PLATFORM_VM = Vm("11111111111111111111111111111111LpoYY", "platformvm")
@@ -32,28 +40,83 @@ class PlatformHosting:
     funded_keys: tuple[bytes, ...]  # secp256k1 secrets whose P addresses the genesis funds
     stakers: tuple[LocalStaker, ...]  # the node's validators, staking from genesis
     directory: Path | None  # the genesis time persists here; None: memory
-    journal: Journal  # the accepted blocks, replayed on start
+    journal: Journal  # the accepted blocks' containers, replayed on start
     clock: Callable[[], float] = time.time  # the network's clock
+    proposer: Proposer = lambda _height: None  # who signs the container at a height
+    uptime: Uptime | None = None  # the node's view of validator uptime
+    index_enabled: bool = True
+    index_state: Path | None = None  # where the index remembers being on (None: memory)
+    index_allow_incomplete: bool = False
+    on_clock_move: Callable[[Callable[[], None]], None] | None = None  # subscribe to time moves
+
+
+# The wall-clock timer's period: due staker ends and fee exhaustion are issued within it.
+TIMER_SECONDS = 1.0
 
 
 class PlatformRuntime:
     """The P-Chain at work: every write runs on the event loop, so calls never interleave;
-    each issued tx is built into a block at once (clients see `Committed` on their next poll)."""
+    each issued tx is built into a block at once (clients see `Committed` on their next poll).
+    Each accepted block is wrapped in its ProposerVM container (signed by `proposer`),
+    journaled, and kept in `blocks`; a moved network clock or the timer issues what is due."""
 
     def __init__(
-        self, chain: PlatformChain, journal: Journal, clock: Callable[[], float] = time.time
+        self,
+        chain: PlatformChain,
+        journal: Journal,
+        clock: Callable[[], float] = time.time,
+        proposer: Proposer = lambda _height: None,
     ) -> None:
         self.chain = chain
         self.journal = journal
         self._clock = clock
+        self._proposer = proposer
+        state = chain.state
+        self.blocks = PlatformBlocks(state.last_block_id, state.genesis_block, state.timestamp)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.Task[None] | None = None
         for record in journal.records():
-            chain.apply_block(record)
+            self._replay(record)
+
+    def _replay(self, record: bytes) -> None:
+        accepted_ns, data, wrapped = decode_record(record)
+        if not wrapped:  # an older journal's bare block: wrap it as its builder would have
+            block = self.chain.apply_block(data)
+            self.blocks.add(self.blocks.wrap(block, None, block.time * 1_000_000_000))
+            return
+        wrapper = self.blocks.parse(data)
+        block = self.chain.apply_block(wrapper.inner_block)
+        container = PContainer(
+            wrapper.id, block.id, block.height, block.time, accepted_ns or 0, data, block.data
+        )
+        self.blocks.add(container)
 
     async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
         self.advance()
+        self._timer = asyncio.create_task(self._tick())
 
     async def stop(self) -> None:
-        return None
+        if self._timer is not None:
+            self._timer.cancel()
+            await asyncio.gather(self._timer, return_exceptions=True)
+            self._timer = None
+        self._loop = None
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(TIMER_SECONDS)
+            try:
+                self.advance()
+            except Exception:  # a failed build must not stop the timer; the next tick retries
+                log.exception("P-Chain block timer failed")
+
+    def clock_moved(self) -> None:
+        """The network clock moved (maybe on another thread): issue what is now due on the
+        event loop, ahead of the reply to the call that moved it."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.advance)
 
     def now(self) -> int:
         return int(self._clock())
@@ -61,7 +124,11 @@ class PlatformRuntime:
     def advance(self) -> None:
         """Builds whatever is due by now: staker ends, time moves, the mempool's txs."""
         for block in self.chain.build_block(self.now()):
-            self.journal.append(block.data)
+            container = self.blocks.wrap(
+                block, self._proposer(block.height), int(self._clock() * 1_000_000_000)
+            )
+            self.journal.append(encode_record(container))
+            self.blocks.add(container)
 
     def issue(self, tx_bytes: bytes) -> ID:
         tx_id = self.chain.issue(tx_bytes)
@@ -100,9 +167,19 @@ def host_platform_chain(
         (),  # the X and C ids come from the network's table, not from genesis CreateChainTxs
         dev_addresses=p_addresses(hosting.funded_keys),
     )
-    runtime = PlatformRuntime(
-        PlatformChain.from_genesis(config, shared_memory), hosting.journal, hosting.clock
+    chain = PlatformChain.from_genesis(config, shared_memory)
+    if hosting.uptime is not None:
+        chain.observed_uptime = hosting.uptime
+    runtime = PlatformRuntime(chain, hosting.journal, hosting.clock, hosting.proposer)
+    if hosting.on_clock_move is not None:
+        hosting.on_clock_move(runtime.clock_moved)
+    state = IndexState.resolve(
+        hosting.index_state,
+        enabled=hosting.index_enabled,
+        allow_incomplete=hosting.index_allow_incomplete,
+        head=runtime.blocks.last_height(),
     )
+    indexes = {"block": BlockIndex(runtime.blocks, state)} if state.enabled else {}
     service = ServiceDispatcher(platform_methods(runtime, ids.network_id, chain_ids))
     return HostedChain(
         alias="P",
@@ -112,10 +189,24 @@ def host_platform_chain(
         runtime=runtime,
         services={"": GorillaService(service)},
         health=lambda: _health(runtime),
+        indexes=indexes,
         aliases=("platform",),
         short_forms=("P", "platform"),
     )
 
 
 def _health(runtime: PlatformRuntime) -> dict[str, Any]:
-    return {"height": runtime.chain.height, "timestamp": runtime.chain.timestamp}
+    """The chain's check as avalanchego's engine reports it, on the container ids."""
+    last = runtime.blocks.last
+    return {
+        "engine": {
+            "consensus": {
+                "lastAcceptedHeight": last.height,
+                "lastAcceptedID": str(last.id),
+                "longestProcessingBlock": "0s",
+                "processingBlocks": 0,
+            },
+            "vm": None,
+        },
+        "networking": {"percentConnected": 1.0},
+    }

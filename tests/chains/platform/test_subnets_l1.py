@@ -37,7 +37,7 @@ from snowfield.formats.platform.subnet_txs import (
     CreateSubnetTx,
     TransferSubnetOwnershipTx,
 )
-from snowfield.formats.platform.transfer_txs import ExportTx, ImportTx
+from snowfield.formats.platform.transfer_txs import BaseTx, ExportTx, ImportTx
 from snowfield.formats.platform.txs import Tx
 from tests.chains.platform.wallet import (
     AVAX_ID,
@@ -129,7 +129,8 @@ def test_convert_to_l1_burns_balances_continuously_and_refunds_on_disable() -> N
     assert not chain.subnet(subnet).is_permissioned
     assert chain.validator_fee_state.current == 1
 
-    chain.build_block(START + 110)  # 100 s at the min price of 1 nAVAX per second
+    # A block 100 s later (a tx's: time moves with blocks) burns 100 s at 1 nAVAX per second.
+    _accept(chain, wallet.build(BaseTx), START + 110)
     assert chain.l1_validator(validation_id).balance == 900
     chain.build_block(START + 2_000)  # the balance runs out: inactive, out of the set
     assert chain.l1_validator(validation_id).balance == 0

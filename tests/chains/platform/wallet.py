@@ -99,8 +99,8 @@ class Wallet:
 
     chain: PlatformChain
     secret: bytes = EWOQ_KEY
-    asset_id: ID = AVAX_ID  # a devnet's own: its AVAX asset id and network id
     network_id: int = NETWORK_ID
+    asset_id: ID = AVAX_ID
 
     def _utxos(self) -> list[UTXO]:
         page, _ = self.chain.utxos([address(self.secret)])
@@ -136,9 +136,8 @@ class Wallet:
         change = total - spend - fee
         outs = list(outputs)
         if change > 0:
-            outs.append(
-                TransferableOutput(self.asset_id, TransferOutput(change, owner(self.secret)))
-            )
+            change_out = TransferOutput(change, owner(self.secret))
+            outs.append(TransferableOutput(self.asset_id, change_out))
         outs.sort(key=lambda o: o.sort_key())
         return BaseTxFields(self.network_id, P_CHAIN_ID, tuple(outs), inputs, memo), len(inputs)
 

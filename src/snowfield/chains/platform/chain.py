@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from snowfield.chains.atomic import AtomicElement, SharedMemory
 from snowfield.chains.platform.blocks import AcceptedBlock, BlockAcceptor
-from snowfield.chains.platform.config import FeeConfig, ValidatorFeeConfig
+from snowfield.chains.platform.config import PERCENT_DENOMINATOR, FeeConfig, ValidatorFeeConfig
 from snowfield.chains.platform.executor import Env, execute
 from snowfield.chains.platform.gas import FeeState, ValidatorFeeState
 from snowfield.chains.platform.genesis import GenesisConfig, build_state
@@ -22,6 +22,8 @@ from snowfield.formats.platform.txs import Tx
 
 MAX_MEMPOOL = 4096
 MAX_BLOCKS_PER_BUILD = 1024
+# A validator's (uptime percent, connected) as the node observes it.
+Uptime = Callable[[NodeID], tuple[float, bool]]
 
 
 class PlatformChain:
@@ -35,6 +37,9 @@ class PlatformChain:
         self._mempool: dict[ID, Tx] = {}
         self._stopped: set[NodeID] = set()
         self.blocks: list[AcceptedBlock] = []
+        # The node's view of its validators' uptime; a node it does not run counts as up
+        # (the devnet has no other peers to measure).
+        self.observed_uptime: Uptime = lambda _node: (100.0, True)
 
     @classmethod
     def from_genesis(cls, config: GenesisConfig, shared_memory: SharedMemory) -> PlatformChain:
@@ -63,7 +68,8 @@ class PlatformChain:
                 raise Conflict(f"tx {tx.id} conflicts with tx {other.id} in the mempool")
 
     def mark_stopped(self, node_id: NodeID, stopped: bool = True) -> None:
-        """Devnet fault: a stopped validator's uptime is 0, so its reward is aborted."""
+        """Devnet fault: a stopped validator's uptime is 0, so its reward is aborted (the
+        node's `observed_uptime` is the other source: whichever is lower counts)."""
         (self._stopped.add if stopped else self._stopped.discard)(node_id)
 
     def build_block(self, now: int) -> list[AcceptedBlock]:
@@ -75,12 +81,13 @@ class PlatformChain:
             if not step:
                 break
             built += step
-        block = self._acceptor.standard(
-            max(now, self.state.timestamp), tuple(self._mempool.values())
-        )
-        self._mempool.clear()
-        if block is not None:
-            built.append(block)
+        if self._mempool:  # no tx, no block: time alone moves only at a due change
+            block = self._acceptor.standard(
+                max(now, self.state.timestamp), tuple(self._mempool.values())
+            )
+            self._mempool.clear()
+            if block is not None:
+                built.append(block)
         self.blocks += built
         return built
 
@@ -94,8 +101,15 @@ class PlatformChain:
             return [block] if block else []
         return []
 
+    def uptime(self, node_id: NodeID) -> tuple[float, bool]:
+        """(percent, connected) of a validator as this node sees it."""
+        if node_id in self._stopped:
+            return 0.0, False
+        return self.observed_uptime(node_id)
+
     def _uptime_ok(self, staker: Staker) -> bool:
-        return staker.node_id not in self._stopped
+        required = self.state.params.staking.uptime_requirement / PERCENT_DENOMINATOR
+        return self.uptime(staker.node_id)[0] >= 100 * required
 
     def apply_block(self, data: bytes) -> AcceptedBlock:
         """Replays a journaled block (deterministic: the same bytes give the same state)."""
@@ -167,10 +181,7 @@ class PlatformChain:
         wanted, stakers = set(node_ids), self.state.stakers
         return [
             ValidatorInfo(
-                staker,
-                tuple(stakers.delegators_of(subnet, node_id)),
-                0.0 if node_id in self._stopped else 100.0,
-                node_id not in self._stopped,
+                staker, tuple(stakers.delegators_of(subnet, node_id)), *self.uptime(node_id)
             )
             for (subnet, node_id), staker in sorted(stakers.validators.items())
             if subnet == subnet_id and (not wanted or node_id in wanted)

@@ -25,7 +25,7 @@ from snowfield.chains.platform.state import PlatformState
 from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.ids import EMPTY_ID, ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
-from snowfield.formats.platform.blocks import ApricotCommitBlock, block_id
+from snowfield.formats.platform.blocks import ApricotCommitBlock, block_id, encode_block
 from snowfield.formats.platform.components import UTXO, UTXOID, BaseTxFields, TransferableOutput
 from snowfield.formats.platform.secp256k1fx import Input, OutputOwners, TransferOutput
 from snowfield.formats.platform.signer import ProofOfPossession
@@ -171,7 +171,8 @@ def build_state(config: GenesisConfig) -> PlatformState:
     for utxo in utxos:
         state.utxos.add(utxo)
     txs = _add_stakers(state, config) + _add_chains(state, config)
-    state.last_block_id = block_id(genesis_block(genesis_id(config, txs, utxos)))
+    genesis = genesis_block(genesis_id(config, txs, utxos))
+    state.last_block_id, state.genesis_block = block_id(genesis), encode_block(genesis)
     state.record_validator_sets()
     return state
 

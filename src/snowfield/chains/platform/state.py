@@ -33,6 +33,7 @@ class PlatformState:
     current_supply: int
     height: int = 0
     last_block_id: ID = EMPTY_ID
+    genesis_block: bytes = b""  # the height-0 block's bytes (platform.getBlockByHeight 0)
     validator_fee_state: ValidatorFeeState = field(default_factory=ValidatorFeeState)
     utxos: UTXOSet = field(default_factory=UTXOSet)
     stakers: StakerSet = field(default_factory=StakerSet)

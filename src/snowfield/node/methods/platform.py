@@ -165,7 +165,25 @@ class PlatformService:
         }
 
     def get_height(self, _: dict[str, Any]) -> dict[str, str]:
-        return {"height": str(self.chain.height)}
+        return {"height": str(self.runtime.blocks.last.height)}
+
+    def get_block(self, raw: dict[str, Any]) -> dict[str, str]:
+        params = Params(raw)
+        encoding = parse_encoding(params.get("encoding"))
+        block_id = params.id("blockID")
+        found = self.runtime.blocks.by_inner_id(block_id)
+        if found is None:
+            raise InvalidParams(f"couldn't get block with id {block_id}: not found")
+        return {"block": encode(found.inner, encoding), "encoding": str(encoding)}
+
+    def get_block_by_height(self, raw: dict[str, Any]) -> dict[str, str]:
+        params = Params(raw)
+        encoding = parse_encoding(params.get("encoding"))
+        height = params.uint("height")
+        if height > self.runtime.blocks.last_height():
+            raise InvalidParams(f"couldn't get block at height {height}: not found")
+        block = self.runtime.blocks.at(height).inner
+        return {"block": encode(block, encoding), "encoding": str(encoding)}
 
     def get_timestamp(self, _: dict[str, Any]) -> dict[str, str]:
         return {"timestamp": _time(self.chain.timestamp)}
@@ -287,6 +305,8 @@ def platform_methods(
         "platform.getBalance": service.get_balance,
         "platform.getHeight": service.get_height,
         "platform.getTimestamp": service.get_timestamp,
+        "platform.getBlock": service.get_block,
+        "platform.getBlockByHeight": service.get_block_by_height,
         "platform.getStakingAssetID": service.get_staking_asset_id,
         "platform.getCurrentSupply": service.get_current_supply,
         "platform.getMinStake": service.get_min_stake,
