@@ -177,16 +177,18 @@ class PrimaryIndexer:
         """The genesis stakers: their txs live in the genesis state, not in any block; the
         node serves them by id (platform.getTx) and lists them as current validators."""
         assert self.addresses is not None
-        first = await asyncio.to_thread(primary.genesis_block, self.db, pchain)
+        first = await asyncio.to_thread(primary.first_block, self.db, pchain)
         if first is None:
             return
-        height, block_id, timestamp = first
+        height, _, timestamp, parent = first
         current = await self.source.current(())
         starts = {tx_id: start for tx_id, (start, _) in current.items()}
         known = await asyncio.to_thread(primary.known_txs, self.db, pchain, list(starts))
         wanted = [t for t, start in starts.items() if t not in known and start <= timestamp]
         txs = [Tx.decode(await self.source.tx(tx_id)) for tx_id in wanted]
-        rows = genesis_rows(height, block_id, timestamp, txs, self.addresses)
+        # The genesis block (the first indexed block's parent) holds them, at genesis time.
+        genesis_time = min((starts[t] for t in wanted), default=timestamp)
+        rows = genesis_rows(max(height - 1, 0), parent, genesis_time, txs, self.addresses)
         potential = {t: reward for t, (_, reward) in current.items()}
         await asyncio.to_thread(primary.write_genesis, self.db, pchain, rows, potential)
 

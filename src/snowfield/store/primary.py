@@ -54,13 +54,14 @@ def genesis_done(db: Database, pchain: str) -> bool:
     return bool(row and row[0])
 
 
-def genesis_block(db: Database, pchain: str) -> tuple[int, str, int] | None:
-    """(height, id, timestamp) of the first indexed block."""
+def first_block(db: Database, pchain: str) -> tuple[int, str, int, str] | None:
+    """(height, id, timestamp, parent id) of the first indexed block."""
     row = db.query_one(
-        "SELECT height, block_id, timestamp FROM p_blocks WHERE pchain = ? ORDER BY height LIMIT 1",
+        "SELECT height, block_id, timestamp, parent_id FROM p_blocks WHERE pchain = ?"
+        " ORDER BY height LIMIT 1",
         (pchain,),
     )
-    return None if row is None else (int(row[0]), str(row[1]), int(row[2]))
+    return None if row is None else (int(row[0]), str(row[1]), int(row[2]), str(row[3]))
 
 
 def known_txs(db: Database, pchain: str, tx_ids: Sequence[str]) -> set[str]:

@@ -90,7 +90,8 @@ def extract(
     _, stamp, block = container_block(container)
     timestamp = getattr(block, "time", None) or stamp or accepted_ns // 1_000_000_000
     parent = str(getattr(block, "parent_id", ""))
-    rows = BlockRows(height, block_id, parent, int(timestamp))
+    # The block's own height; `height` (the index position) only for blocks without one.
+    rows = BlockRows(getattr(block, "height", height), block_id, parent, int(timestamp))
     if isinstance(block, (BanffOptionBlock, ApricotOptionBlock)):
         rows.option = "commit" if "Commit" in type(block).__name__ else "abort"
     for index, tx in enumerate(_txs(block)):
