@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -130,8 +131,16 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningN
         source = PlatformSource(devnet.base)
         asyncio.run(_sync(db, source))
         with serve_asgi(create_data_app(db)) as api:
+            _DBS[api] = db_path
             yield devnet, api
         db.close()
+
+
+_DBS: dict[str, Path] = {}
+
+
+def api_db(api: str) -> Path:
+    return _DBS[api]
 
 
 async def _sync(db: Database, source: PlatformSource) -> None:
@@ -256,3 +265,31 @@ def test_subnets_equal_the_node(indexed: tuple[RunningNode, str]) -> None:
     assert made["blockchainName"] == node_chain["name"] == "demo chain"
     assert made["evmChainId"] == 77777
     assert made["genesisData"]["baseFeePerGas"] == 0x5D21DBA00
+
+
+def test_ended_stakers_leave_with_their_reward_utxos(
+    indexed: tuple[RunningNode, str],
+) -> None:
+    """Last in this module: moves the network's clock past the test stakers' ends."""
+    devnet, api = indexed
+    reply = service(devnet.base + "/ext/bc/C/rpc", "evm_increaseTime", [31 * 86_400])
+    assert "error" not in reply, reply
+    db = Database(str(api_db(api)))
+    asyncio.run(_sync(db, PlatformSource(devnet.base)))
+    url = f"{api}/v1/networks/fuji/blockchains/p-chain/transactions:listStaking"
+    left = {t["nodeId"] for t in _pages(url, "transactions", {})}
+    assert str(NODE) not in left and left  # the genesis stakers stay current
+    pending = f"{api}/v1/networks/fuji/rewards:listPending"
+    assert _pages(pending, "pendingRewards", {"nodeIds": str(NODE)}) == []
+    rows = db.query(
+        "SELECT tx_id, amount, reward_type FROM p_utxos WHERE reward_type IS NOT NULL"
+        " ORDER BY reward_type"
+    )
+    paid = {(tx_id, int(amount), kind) for tx_id, amount, kind in rows}
+    node_paid = set()
+    for tx_id in {r[0] for r in rows}:
+        got = _call(devnet.base + "/ext/bc/P", "platform.getRewardUTXOs", {"txID": tx_id})
+        node_paid.add((tx_id, int(got["numFetched"])))
+    assert {kind for _, _, kind in paid} == {"VALIDATOR", "VALIDATOR_FEE", "DELEGATOR"}
+    assert sum(n for _, n in node_paid) == len(paid)
+    db.close()

@@ -230,8 +230,13 @@ class PrimaryIndexer:
             if b.option != "commit":
                 continue
             proposal = proposals.get(b.height - 1)
-            ended = proposal.ended if proposal is not None else []
-            for staking_tx, _ in ended:
+            if proposal is not None:
+                ended = [staking_tx for staking_tx, _ in proposal.ended]
+            else:  # the proposal closed the previous batch
+                ended = await asyncio.to_thread(
+                    primary_queries.ended_at, self.db, P_CHAIN_ID, b.height - 1
+                )
+            for staking_tx in ended:
                 staker = await asyncio.to_thread(_staker, self.db, staking_tx, blocks)
                 if staker is None:
                     continue

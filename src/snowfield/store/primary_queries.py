@@ -123,6 +123,16 @@ def staker(db: Database, pchain: str, tx_id: str) -> StakerRow | None:
     )
 
 
+def ended_at(db: Database, pchain: str, height: int) -> list[str]:
+    """The stakers a reward tx of the block at `height` ended."""
+    rows = db.query(
+        "SELECT s.tx_id FROM p_stakers s JOIN p_txs r ON r.pchain = s.pchain"
+        " AND r.tx_id = s.ended_tx WHERE s.pchain = ? AND r.height = ?",
+        (pchain, height),
+    )
+    return [str(r[0]) for r in rows]
+
+
 def _address_filter(column: str, addresses: Sequence[str]) -> tuple[str, list[str]]:
     # Addresses of one network have one length, so a substring of the comma list is a member.
     clause = " OR ".join(f"{column} LIKE ?" for _ in addresses)
