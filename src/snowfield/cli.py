@@ -19,7 +19,7 @@ import uvloop
 from rich.console import Console
 
 from snowfield import logs
-from snowfield.config import SETTINGS, IndexSettings, NetworkSettings
+from snowfield.config import SETTINGS, IndexSettings, NetworkSettings, PrimaryIndexSettings
 from snowfield.crypto.keys import DEFAULT_MNEMONIC
 from snowfield.errors import InvalidParams, SnowfieldError
 from snowfield.server import HttpLimits, server_config
@@ -316,8 +316,6 @@ def index_primary(
     log_format: Annotated[str, _opt("log-format", "index-primary")] = "text",
 ) -> None:
     """Index a node's primary network (P-Chain) over its public interfaces."""
-    from snowfield.config import PrimaryIndexSettings
-
     settings = PrimaryIndexSettings(**{k: v for k, v in locals().items()})
     _run_service(settings, _run_index_primary)
 

@@ -8,6 +8,7 @@ It talks to the node over its public interfaces only, so it indexes a real node 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from typing import Any
 from snowfield.errors import InvalidParams, Unavailable
 from snowfield.formats.bech32 import hrp_for_network
 from snowfield.formats.hexcheck import decode_hex
+from snowfield.formats.ids import ID
+from snowfield.formats.platform.blocks import decode_block
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import parse_rfc3339
 from snowfield.indexer.extract.platform import Addresses, extract, genesis_rows, reward_utxo
@@ -124,6 +127,16 @@ class PlatformSource:
                     out[str(staker["txID"])] = (start, int(staker["potentialReward"]))
         return out
 
+    async def block_at(self, height: int) -> bytes:
+        got = await self.platform.call_object(
+            "platform.getBlockByHeight", {"height": height, "encoding": "hex"}
+        )
+        return decode_hex(str(got["block"]))
+
+    async def chain_time(self) -> int:
+        got = await self.platform.call_object("platform.getTimestamp", {})
+        return parse_rfc3339(str(got["timestamp"])) // 1_000_000_000
+
     async def tx(self, tx_id: str) -> bytes:
         got = await self.platform.call_object("platform.getTx", {"txID": tx_id, "encoding": "hex"})
         return decode_hex(str(got["tx"]))
@@ -171,24 +184,30 @@ class PrimaryIndexer:
                 progress(start - (last + 1 - total), total)
         if not await asyncio.to_thread(primary.genesis_done, self.db, net.pchain):
             await self._genesis(net.pchain)
+        now = await self.source.chain_time()
+        await asyncio.to_thread(primary.record_chain_time, self.db, net.pchain, now)
         return start
 
     async def _genesis(self, pchain: str) -> None:
         """The genesis stakers: their txs live in the genesis state, not in any block; the
-        node serves them by id (platform.getTx) and lists them as current validators."""
+        node serves them by id (platform.getTx) and lists them as current validators. They go
+        into the genesis block (height 0) at genesis time."""
         assert self.addresses is not None
+        genesis = await self.source.block_at(0)
         first = await asyncio.to_thread(primary.first_block, self.db, pchain)
-        if first is None:
-            return
-        height, _, timestamp, parent = first
         current = await self.source.current(())
         starts = {tx_id: start for tx_id, (start, _) in current.items()}
         known = await asyncio.to_thread(primary.known_txs, self.db, pchain, list(starts))
-        wanted = [t for t, start in starts.items() if t not in known and start <= timestamp]
+        unknown = {t: start for t, start in starts.items() if t not in known}
+        # Stakers of blocks this sync has not reached yet start after the first block.
+        bound = first[2] if first is not None else min(unknown.values(), default=0)
+        wanted = [t for t, start in unknown.items() if start <= bound]
         txs = [Tx.decode(await self.source.tx(tx_id)) for tx_id in wanted]
-        # The genesis block (the first indexed block's parent) holds them, at genesis time.
-        genesis_time = min((starts[t] for t in wanted), default=timestamp)
-        rows = genesis_rows(max(height - 1, 0), parent, genesis_time, txs, self.addresses)
+        genesis_time = min((starts[t] for t in wanted), default=bound)
+        block_id = str(ID(hashlib.sha256(genesis).digest()))
+        parent = str(getattr(decode_block(genesis), "parent_id", ""))
+        rows = genesis_rows(0, block_id, genesis_time, txs, self.addresses)
+        rows.parent_id = parent
         potential = {t: reward for t, (_, reward) in current.items()}
         await asyncio.to_thread(primary.write_genesis, self.db, pchain, rows, potential)
 

@@ -77,6 +77,11 @@ def known_txs(db: Database, pchain: str, tx_ids: Sequence[str]) -> set[str]:
 def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping[str, int]) -> None:
     """The genesis state's txs (its stakers) into the genesis block, once."""
     with db.transaction() as w:
+        w.execute(
+            "INSERT INTO p_blocks (pchain, height, block_id, parent_id, timestamp, tx_count)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, height) DO NOTHING",
+            (pchain, rows.height, rows.block_id, rows.parent_id, rows.timestamp, len(rows.txs)),
+        )
         _write_txs(w, pchain, rows)
         for tx_id, reward in potential.items():
             w.execute(
@@ -84,6 +89,12 @@ def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping
                 (str(reward), pchain, tx_id),
             )
         w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
+
+
+def record_chain_time(db: Database, pchain: str, unix: int) -> None:
+    """The node's P-Chain time at the last sync: who is current is judged against it."""
+    with db.transaction() as w:
+        w.execute("UPDATE primary_networks SET chain_time = ? WHERE pchain = ?", (unix, pchain))
 
 
 def checkpoint(db: Database, pchain: str) -> PCheckpoint | None:

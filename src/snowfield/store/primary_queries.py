@@ -104,9 +104,13 @@ def _split(text: str | None) -> tuple[str, ...]:
 
 
 def chain_time(db: Database, pchain: str) -> int | None:
-    """The timestamp of the last indexed P-Chain block (None before the first)."""
-    row = db.query_one("SELECT timestamp FROM p_checkpoints WHERE pchain = ?", (pchain,))
-    return None if row is None else int(row[0])
+    """The P-Chain's time at the last sync (else its last indexed block's); None before any."""
+    row = db.query_one(
+        "SELECT COALESCE(n.chain_time, (SELECT MAX(timestamp) FROM p_blocks b"
+        " WHERE b.pchain = n.pchain)) FROM primary_networks n WHERE n.pchain = ?",
+        (pchain,),
+    )
+    return None if row is None or row[0] is None else int(row[0])
 
 
 def staker(db: Database, pchain: str, tx_id: str) -> StakerRow | None:

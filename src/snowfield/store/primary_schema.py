@@ -15,7 +15,8 @@ PRIMARY_TABLES: tuple[str, ...] = (
         xchain TEXT,
         cchain TEXT,
         avax_asset TEXT NOT NULL,
-        genesis_done SMALLINT NOT NULL DEFAULT 0)""",
+        genesis_done SMALLINT NOT NULL DEFAULT 0,
+        chain_time BIGINT)""",
     # The last container of /ext/index/P/block written, with its rows.
     """CREATE TABLE IF NOT EXISTS p_checkpoints (
         pchain TEXT PRIMARY KEY,
