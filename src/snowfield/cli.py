@@ -19,7 +19,7 @@ import uvloop
 from rich.console import Console
 
 from snowfield import logs
-from snowfield.config import SETTINGS, IndexSettings, NetworkSettings
+from snowfield.config import SETTINGS, IndexSettings, NetworkSettings, PrimaryIndexSettings
 from snowfield.crypto.keys import DEFAULT_MNEMONIC
 from snowfield.errors import InvalidParams, SnowfieldError
 from snowfield.server import HttpLimits, server_config
@@ -309,6 +309,51 @@ async def _run_index(settings: Any) -> None:
                 metrics.close()
             db.close()
     log.info("indexer stopped at block %d", indexer.stats.height)
+
+
+@app.command("index-primary")
+def index_primary(
+    node: Annotated[str, _opt("node", "index-primary")] = "http://127.0.0.1:9650",
+    db: Annotated[str, _opt("db", "index-primary")] = "data/snowfield.db",
+    batch_containers: Annotated[
+        int, _opt("batch-containers", "index-primary", min=1, max=1024)
+    ] = 256,
+    poll_interval: Annotated[float, _opt("poll-interval", "index-primary", min=0.05)] = 1.0,
+    follow: Annotated[bool, _opt("follow", "index-primary")] = True,
+    log_level: Annotated[str, _opt("log-level", "index-primary")] = "info",
+    log_format: Annotated[str, _opt("log-format", "index-primary")] = "text",
+) -> None:
+    """Index a node's primary network (P-Chain) over its public interfaces."""
+    settings = PrimaryIndexSettings(**{k: v for k, v in locals().items()})
+    _run_service(settings, _run_index_primary)
+
+
+async def _run_index_primary(settings: Any) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
+    from snowfield.store.database import Database
+
+    db = Database(settings.db)
+    await asyncio.to_thread(db.migrate)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    source = PlatformSource(settings.node)
+    indexer = PrimaryIndexer(db, source, batch_size=settings.batch_containers)
+    try:
+        columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, TimeRemainingColumn(), console=console, transient=True) as bar:
+            task = bar.add_task("P-Chain backfill", total=None)
+            done = await indexer.sync(lambda n, total: bar.update(task, completed=n, total=total))
+        log.info("primary network backfill done at container %d", done - 1)
+        if settings.follow:
+            await indexer.follow(settings.poll_interval, stop)
+    finally:
+        await source.aclose()
+        db.close()
 
 
 async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:
@@ -634,6 +679,21 @@ def up(
             ],
             ready=None,
             log=logs_dir / "indexer.log",
+        ),
+        Child(
+            "primary",
+            [
+                *python,
+                "index-primary",
+                "--node",
+                f"http://127.0.0.1:{node_port}",
+                "--db",
+                db,
+                "--poll-interval",
+                "0.5",
+            ],
+            ready=None,
+            log=logs_dir / "primary-indexer.log",
         ),
         Child(
             "api",

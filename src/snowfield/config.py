@@ -195,6 +195,36 @@ SETTINGS: tuple[Setting, ...] = (
         "index",
         "SNOWFIELD_LOG_FORMAT",
     ),
+    # snowfield index-primary
+    Setting(
+        "node",
+        "http://127.0.0.1:9650",
+        "Base URL of the node (its /ext/index/P/block, /ext/bc/P and /ext/info).",
+        "index-primary",
+    ),
+    Setting("db", "data/snowfield.db", "SQLite path or postgresql:// URL.", "index-primary"),
+    Setting(
+        "batch-containers",
+        256,
+        "P-Chain containers fetched and written per transaction (at most 1024).",
+        "index-primary",
+    ),
+    Setting(
+        "poll-interval",
+        1.0,
+        "Seconds between head checks while following.",
+        "index-primary",
+        env_name="SNOWFIELD_PRIMARY_POLL_INTERVAL",
+    ),
+    Setting(
+        "follow",
+        True,
+        "Keep following the head after the backfill.",
+        "index-primary",
+        env_name="SNOWFIELD_PRIMARY_FOLLOW",
+    ),
+    Setting("log-level", "info", "Log level: debug, info, warn, error.", "index-primary"),
+    Setting("log-format", "text", "Log format: text or json (structured).", "index-primary"),
     # snowfield serve
     Setting("host", "127.0.0.1", "Address the data API listens on.", "serve", "SNOWFIELD_API_HOST"),
     Setting("port", 8080, "Port of the data API.", "serve", "SNOWFIELD_API_PORT"),
@@ -401,6 +431,19 @@ class IndexSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class PrimaryIndexSettings:
+    """Everything `snowfield index-primary` is told; defaults match the SETTINGS table."""
+
+    node: str = "http://127.0.0.1:9650"
+    db: str = "data/snowfield.db"
+    batch_containers: int = 256
+    poll_interval: float = 1.0
+    follow: bool = True
+    log_level: str = "info"
+    log_format: str = "text"
+
+
+@dataclass(frozen=True, slots=True)
 class ServeSettings:
     """Everything `snowfield serve` (the data API) is told; defaults match the SETTINGS table."""
 
@@ -427,5 +470,6 @@ class ServeSettings:
 SERVICES: dict[str, type] = {
     "devnet": NetworkSettings,
     "index": IndexSettings,
+    "index-primary": PrimaryIndexSettings,
     "serve": ServeSettings,
 }

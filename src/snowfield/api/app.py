@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import orjson
 from starlette.types import ASGIApp, Scope, Send
 
-from snowfield.api import addresses, blocks, chains, contracts
+from snowfield.api import addresses, blocks, chains, contracts, primary_network, vertices
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Operation, Services, endpoint
@@ -27,6 +27,8 @@ OPERATIONS: tuple[Operation, ...] = (
     *contracts.OPERATIONS,
     *addresses.OPERATIONS,
     *blocks.OPERATIONS,
+    *primary_network.OPERATIONS,
+    *vertices.OPERATIONS,
 )
 VERSION = "1.0.0"
 _UNMATCHED_WEIGHT = 1

@@ -127,13 +127,15 @@ class Context:
 def endpoint(op: Operation, services: Services) -> Endpoint:
     """The endpoint of `op`: parse, handle, render; every failure in the error shape."""
 
+    repeated = frozenset(p.name for p in op.params if p.repeated)
+
     async def serve(
         scope: Scope, send: Send, path: dict[str, str], key: ApiKey | None, headers: Headers
     ) -> int:
         try:
             # As Starlette's QueryParams reads it: latin-1, blanks kept; no repeats.
             raw_query = scope["query_string"].decode("latin-1")
-            query = single_values(parse_qsl(raw_query, keep_blank_values=True))
+            query = single_values(parse_qsl(raw_query, keep_blank_values=True), repeated)
             args = parse_all(op.params, path, query)
             body = await op.handler(Context(services, op, args, key))
         except Exception as exc:

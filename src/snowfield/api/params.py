@@ -31,6 +31,9 @@ class Param:
     enum: tuple[str, ...] | None = None
     pattern: str | None = None
     read: Callable[[Param, str], Any] | None = field(default=None, compare=False)
+    # A list given by repeating the parameter (`txTypes=A&txTypes=B`, as the official client
+    # sends arrays); the repeats reach `read` joined by commas.
+    repeated: bool = False
 
     def parse(self, raw: str | None) -> Any:
         if raw is None:
@@ -46,6 +49,9 @@ class Param:
         return raw
 
     def schema(self) -> dict[str, Any]:
+        if self.repeated:
+            items = {"type": self.type, **({"enum": list(self.enum)} if self.enum else {})}
+            return {"type": "array", "items": items}
         out: dict[str, Any] = {"type": self.type}
         for key in ("default", "minimum", "maximum", "pattern"):
             value = getattr(self, key)
@@ -80,12 +86,17 @@ def _integer(param: Param, raw: str) -> int:
     return value
 
 
-def single_values(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Query parameters by name; a name given twice is ambiguous, so refused."""
+def single_values(
+    pairs: Iterable[tuple[str, str]], repeated: frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """Query parameters by name; a name given twice is ambiguous, so refused, except for the
+    `repeated` (list) parameters, whose values are joined by commas."""
     out: dict[str, str] = {}
     for name, value in pairs:
         if name in out:
-            raise InvalidParams(f"{name} is given more than once")
+            if name not in repeated:
+                raise InvalidParams(f"{name} is given more than once")
+            value = f"{out[name]},{value}"
         out[name] = value
     return out
 

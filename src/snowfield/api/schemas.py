@@ -54,6 +54,163 @@ def _page(name: str, item: Schema, extra: dict[str, Schema] | None = None) -> Sc
     return obj({**(extra or {}), name: array(item)}, {"nextPageToken": S})
 
 
+_ANY_OBJECT: Schema = {"type": "object"}
+_OWNERSHIP = obj({"locktime": N, "threshold": N, "addresses": array(S)})
+_MANAGER = obj({"blockchainId": S, "contractAddress": S})
+_BLS = obj({"publicKey": S, "proofOfPossession": S})
+_CHAIN_INFO = obj(
+    {
+        "chainName": enum("p-chain", "x-chain", "c-chain"),
+        "network": enum("mainnet", "fuji", "testnet"),
+    }
+)
+_REWARD_TYPES = ("VALIDATOR", "DELEGATOR", "VALIDATOR_FEE")
+PRIMARY_NETWORK: dict[str, Schema] = {
+    "AssetAmount": obj(
+        {
+            "assetId": S,
+            "name": S,
+            "symbol": S,
+            "denomination": N,
+            "type": enum("secp256k1", "nft"),
+            "amount": S,
+        }
+    ),
+    "PChainUtxo": obj(
+        {
+            "addresses": array(S),
+            "asset": ref("AssetAmount"),
+            "consumedOnChainId": S,
+            "createdOnChainId": S,
+            "utxoId": S,
+            "amount": S,
+            "assetId": S,
+            "blockNumber": S,
+            "blockTimestamp": N,
+            "outputIndex": N,
+            "txHash": S,
+            "utxoType": enum("STAKE", "TRANSFER"),
+        },
+        {
+            "consumingTxHash": S,
+            "consumingBlockNumber": S,
+            "consumingBlockTimestamp": N,
+            "utxoBytes": S,
+            "platformLocktime": N,
+            "stakeableLocktime": N,
+            "threshold": N,
+            "utxoStartTimestamp": N,
+            "utxoEndTimestamp": N,
+            "rewardType": enum(*_REWARD_TYPES),
+            "staked": B,
+        },
+    ),
+    "PChainTransaction": obj(
+        {
+            "txHash": S,
+            "txType": S,
+            "blockTimestamp": N,
+            "blockNumber": S,
+            "blockHash": S,
+            "consumedUtxos": array(ref("PChainUtxo")),
+            "emittedUtxos": array(ref("PChainUtxo")),
+            "value": array(ref("AssetAmount")),
+            "amountBurned": array(ref("AssetAmount")),
+            "amountStaked": array(ref("AssetAmount")),
+            "amountL1ValidatorBalanceBurned": array(ref("AssetAmount")),
+        },
+        {
+            "sourceChain": S,
+            "destinationChain": S,
+            "startTimestamp": N,
+            "endTimestamp": N,
+            "delegationFeePercent": S,
+            "nodeId": S,
+            "subnetId": S,
+            "l1ValidatorManagerDetails": _MANAGER,
+            "l1ValidatorDetails": array(
+                obj(
+                    {"weight": N, "remainingBalance": N},
+                    {
+                        "validationId": S,
+                        "validationIdHex": S,
+                        "nodeId": S,
+                        "subnetId": S,
+                        "balanceChange": N,
+                        "blsCredentials": _ANY_OBJECT,
+                    },
+                )
+            ),
+            "estimatedReward": S,
+            "rewardTxHash": S,
+            "rewardAddresses": array(S),
+            "memo": S,
+            "stakingTxHash": S,
+            "subnetOwnershipInfo": _OWNERSHIP,
+            "blsCredentials": _BLS,
+            "blockchainInfo": obj({"chainName": S, "vmId": S}, {"genesisData": _ANY_OBJECT}),
+        },
+    ),
+    "PendingReward": obj(
+        {
+            "addresses": array(S),
+            "txHash": S,
+            "amountStaked": S,
+            "nodeId": S,
+            "startTimestamp": N,
+            "endTimestamp": N,
+            "rewardType": enum(*_REWARD_TYPES),
+            "progress": {"type": "number"},
+            "estimatedReward": ref("AssetAmount"),
+        }
+    ),
+    "Blockchain": obj(
+        {
+            "createBlockTimestamp": N,
+            "createBlockNumber": S,
+            "blockchainId": S,
+            "vmId": S,
+            "subnetId": S,
+            "blockchainName": S,
+        },
+        {"evmChainId": N, "genesisData": _ANY_OBJECT},
+    ),
+    "Subnet": obj(
+        {
+            "createBlockTimestamp": N,
+            "createBlockIndex": S,
+            "subnetId": S,
+            "ownerAddresses": array(S),
+            "threshold": N,
+            "locktime": N,
+            "subnetOwnershipInfo": _OWNERSHIP,
+            "isL1": B,
+            "blockchains": array(ref("Blockchain")),
+        },
+        {"l1ConversionTransactionHash": S, "l1ValidatorManagerDetails": _MANAGER},
+    ),
+    "ListStakingTransactionsResponse": _page(
+        "transactions", ref("PChainTransaction"), {"chainInfo": _CHAIN_INFO}
+    ),
+    "ListPendingRewardsResponse": _page("pendingRewards", ref("PendingReward")),
+    "ListSubnetsResponse": _page("subnets", ref("Subnet")),
+    "XChainVertex": obj(
+        {
+            "vertexHash": S,
+            "parentHashes": array(S),
+            "vertexHeight": N,
+            "vertexIndex": N,
+            "vertexTimestamp": N,
+            "txCount": N,
+            "transactions": array(S),
+            "vertexSizeBytes": N,
+        }
+    ),
+    "ListXChainVerticesResponse": _page(
+        "vertices", ref("XChainVertex"), {"chainInfo": _CHAIN_INFO}
+    ),
+}
+
 _BLOCK_FIELDS = {"blockNumber": S, "blockTimestamp": N, "blockHash": S, "txHash": S}
 _PARTIES = {"from": ref("RichAddress"), "to": ref("RichAddress"), "logIndex": N}
 _NFT_STRING_NAMES = ("name", "symbol", "imageUri", "description", "animationUri", "externalUrl")
@@ -209,4 +366,5 @@ COMPONENTS: dict[str, Schema] = {
     ),
     "ListBlockTransactionsResponse": _page("transactions", ref("NativeTransaction")),
     "ListContractsResponse": _page("contracts", ref("ContractMetadata")),
+    **PRIMARY_NETWORK,
 }

@@ -21,5 +21,19 @@ INDEXED: dict[str, str] = {
 }
 
 
+# The primary network's index (the node's clock of the last sync, primary_networks.chain_time,
+# is left out: it differs between any two runs).
+PRIMARY: dict[str, str] = {
+    "p_blocks": "pchain, height",
+    "p_txs": "pchain, tx_id",
+    "p_tx_addresses": "pchain, address, tx_id",
+    "p_utxos": "pchain, utxo_id",
+    "p_stakers": "pchain, tx_id",
+    "p_subnets": "pchain, subnet_id",
+    "p_chains": "pchain, blockchain_id",
+    "p_checkpoints": "pchain",
+}
+
+
 def dump(db: Database, tables: dict[str, str] = INDEXED) -> dict[str, list[tuple[Any, ...]]]:
     return {name: db.query(f"SELECT * FROM {name} ORDER BY {key}") for name, key in tables.items()}

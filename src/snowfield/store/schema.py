@@ -9,7 +9,9 @@ so that an unwind is `DELETE ... WHERE block_number >= h`.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+from snowfield.store.primary_schema import PRIMARY_TABLES
+
+SCHEMA_VERSION = 4
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -265,6 +267,7 @@ TABLES: tuple[str, ...] = (
         scope TEXT NOT NULL,
         cursor BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS metric_page_tokens_by_age ON metric_page_tokens (created)",
+    *PRIMARY_TABLES,
 )
 
 # Statements that bring a store written by an older schema up to the next version; a new
@@ -287,4 +290,5 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         " FROM chains_v2",
         "DROP TABLE chains_v2",
     ),
+    4: PRIMARY_TABLES,  # the primary network's index (operations 11-13)
 }

@@ -1,0 +1,298 @@
+"""The primary network's indexer: P-Chain containers from `/ext/index/P/block` in batched
+ranges → rows (extract/platform.py) → the store with the checkpoint, one transaction a batch;
+reward UTXOs and current stakers' potential rewards from `platform.*`; then follow the head.
+
+It talks to the node over its public interfaces only, so it indexes a real node (with
+`--index-enabled`) exactly as it indexes the devnet."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from snowfield.errors import InvalidParams, Unavailable
+from snowfield.formats.bech32 import hrp_for_network
+from snowfield.formats.hexcheck import decode_hex
+from snowfield.formats.ids import ID
+from snowfield.formats.platform.blocks import decode_block
+from snowfield.formats.platform.txs import Tx
+from snowfield.formats.timefmt import parse_rfc3339
+from snowfield.indexer.extract.platform import Addresses, extract, genesis_rows, reward_utxo
+from snowfield.rpc.client import RpcClient, RpcError
+from snowfield.store import primary, primary_queries
+from snowfield.store.database import Database
+from snowfield.store.primary_rows import BlockRows, StakerRow, UtxoRow
+
+log = logging.getLogger("snowfield.indexer.primary")
+MAX_RANGE = 1024  # the index API's getContainerRange limit
+P_CHAIN_ID = "11111111111111111111111111111111LpoYY"
+METHOD_NOT_FOUND = -32601
+
+Progress = Callable[[int, int], None]  # (containers done, containers total)
+
+
+@dataclass(frozen=True, slots=True)
+class Container:
+    index: int
+    id: str
+    data: bytes
+    timestamp_ns: int
+
+
+class PlatformSource:
+    """The node's P-Chain: its index, its reward UTXOs and its current stakers."""
+
+    def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
+        base = base_url.rstrip("/")
+        self.index = RpcClient(f"{base}/ext/index/P/block", timeout=timeout, retries=2)
+        self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
+        self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
+
+    async def aclose(self) -> None:
+        for client in (self.index, self.platform, self.info):
+            await client.aclose()
+
+    async def network(self) -> primary.PrimaryNetwork:
+        network_id = int((await self.info.call_object("info.getNetworkID"))["networkID"])
+        ids = []
+        for alias in ("X", "C"):
+            try:
+                got = await self.info.call_object("info.getBlockchainID", {"alias": alias})
+                ids.append(str(got["blockchainID"]))
+            except RpcError:
+                ids.append("")
+        asset = await self.platform.call_object("platform.getStakingAssetID", {})
+        return primary.PrimaryNetwork(
+            P_CHAIN_ID,
+            network_id,
+            hrp_for_network(network_id),
+            ids[0] or None,
+            ids[1] or None,
+            str(asset["assetID"]),
+        )
+
+    async def last_index(self) -> int:
+        """The index of the last accepted container; -1 while there is none."""
+        try:
+            got = await self.index.call_object("index.getLastAccepted", {"encoding": "hex"})
+        except RpcError as err:
+            if "no containers" in err.message.lower():
+                return -1
+            raise
+        return int(got["index"])
+
+    async def containers(self, start: int, count: int) -> list[Container]:
+        got = await self.index.call_object(
+            "index.getContainerRange",
+            {"startIndex": start, "numToFetch": min(count, MAX_RANGE), "encoding": "hex"},
+        )
+        # The spec's index answers an array; avalanchego wraps it as {"containers": [...]}.
+        items = got.get("containers") if isinstance(got, dict) else got
+        return [
+            Container(
+                int(c["index"]),
+                str(c["id"]),
+                decode_hex(str(c["bytes"])),
+                _nanos(str(c.get("timestamp", ""))),
+            )
+            for c in items or ()
+        ]
+
+    async def reward_utxos(self, tx_id: str) -> list[bytes]:
+        """The reward UTXOs a staker was paid (none when the node does not serve them)."""
+        try:
+            got = await self.platform.call_object(
+                "platform.getRewardUTXOs", {"txID": tx_id, "encoding": "hex"}
+            )
+        except RpcError as err:
+            if err.code == METHOD_NOT_FOUND:
+                return []
+            raise
+        return [decode_hex(str(u)) for u in got.get("utxos") or ()]
+
+    async def current(self, node_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """Current stakers by staking tx id: (start time, potential reward); validators and,
+        for the given nodes, their delegators (avalanchego lists those only when asked)."""
+        params: dict[str, Any] = {"nodeIDs": sorted(set(node_ids))} if node_ids else {}
+        got = await self.platform.call_object("platform.getCurrentValidators", params)
+        out: dict[str, tuple[int, int]] = {}
+        for v in got.get("validators") or ():
+            for staker in (v, *(v.get("delegators") or ())):
+                if "potentialReward" in staker:
+                    start = int(staker.get("startTime", 0))
+                    out[str(staker["txID"])] = (start, int(staker["potentialReward"]))
+        return out
+
+    async def block_at(self, height: int) -> bytes:
+        got = await self.platform.call_object(
+            "platform.getBlockByHeight", {"height": height, "encoding": "hex"}
+        )
+        return decode_hex(str(got["block"]))
+
+    async def chain_time(self) -> int:
+        got = await self.platform.call_object("platform.getTimestamp", {})
+        return parse_rfc3339(str(got["timestamp"])) // 1_000_000_000
+
+    async def tx(self, tx_id: str) -> bytes:
+        got = await self.platform.call_object("platform.getTx", {"txID": tx_id, "encoding": "hex"})
+        return decode_hex(str(got["tx"]))
+
+
+def _nanos(text: str) -> int:
+    """Index API timestamps are RFC 3339 with nanoseconds; 0 when absent or unreadable."""
+    try:
+        return parse_rfc3339(text) if text else 0
+    except (InvalidParams, ValueError):
+        return 0
+
+
+class PrimaryIndexer:
+    """Indexes the P-Chain of one node into `db`."""
+
+    def __init__(self, db: Database, source: PlatformSource, *, batch_size: int = 256) -> None:
+        self.db = db
+        self.source = source
+        self.batch_size = min(batch_size, MAX_RANGE)
+        self.network: primary.PrimaryNetwork | None = None
+        self.addresses: Addresses | None = None
+
+    async def prepare(self) -> primary.PrimaryNetwork:
+        if self.network is None:
+            self.network = await self.source.network()
+            self.addresses = Addresses(self.network.hrp)
+            await asyncio.to_thread(primary.record_network, self.db, self.network)
+        return self.network
+
+    async def sync(self, progress: Progress | None = None) -> int:
+        """Indexes every container the node has accepted; returns the next index."""
+        net = await self.prepare()
+        done = await asyncio.to_thread(primary.checkpoint, self.db, net.pchain)
+        start = 0 if done is None else done.next_index
+        last = await self.source.last_index()
+        total = last + 1 - start
+        while start <= last:
+            containers = await self.source.containers(start, self.batch_size)
+            if not containers:
+                break
+            await self._write(net.pchain, containers)
+            start = containers[-1].index + 1
+            if progress is not None:
+                progress(start - (last + 1 - total), total)
+        if not await asyncio.to_thread(primary.genesis_done, self.db, net.pchain):
+            await self._genesis(net.pchain)
+        now = await self.source.chain_time()
+        await asyncio.to_thread(primary.record_chain_time, self.db, net.pchain, now)
+        return start
+
+    async def _genesis(self, pchain: str) -> None:
+        """The genesis stakers: their txs live in the genesis state, not in any block; the
+        node serves them by id (platform.getTx) and lists them as current validators. They go
+        into the genesis block (height 0) at genesis time."""
+        assert self.addresses is not None
+        genesis = await self.source.block_at(0)
+        first = await asyncio.to_thread(primary.first_block, self.db, pchain)
+        current = await self.source.current(())
+        starts = {tx_id: start for tx_id, (start, _) in current.items()}
+        known = await asyncio.to_thread(primary.known_txs, self.db, pchain, list(starts))
+        unknown = {t: start for t, start in starts.items() if t not in known}
+        # Stakers of blocks this sync has not reached yet start after the first block.
+        bound = first[2] if first is not None else min(unknown.values(), default=0)
+        wanted = [t for t, start in unknown.items() if start <= bound]
+        txs = [Tx.decode(await self.source.tx(tx_id)) for tx_id in wanted]
+        genesis_time = min((starts[t] for t in wanted), default=bound)
+        block_id = str(ID(hashlib.sha256(genesis).digest()))
+        parent = str(getattr(decode_block(genesis), "parent_id", ""))
+        rows = genesis_rows(0, block_id, genesis_time, txs, self.addresses)
+        rows.parent_id = parent
+        potential = {t: reward for t, (_, reward) in current.items()}
+        await asyncio.to_thread(primary.write_genesis, self.db, pchain, rows, potential)
+
+    async def follow(self, interval: float = 1.0, stop: asyncio.Event | None = None) -> None:
+        """Syncs, then keeps following the head until `stop` is set."""
+        stop = stop or asyncio.Event()
+        while not stop.is_set():
+            try:
+                await self.sync()
+            except (Unavailable, RpcError, OSError) as err:
+                log.warning("primary network sync failed: %s", err)
+            with _suppress_timeout():
+                await asyncio.wait_for(stop.wait(), interval)
+
+    async def _write(self, pchain: str, containers: Sequence[Container]) -> None:
+        assert self.addresses is not None
+        blocks = [
+            extract(c.index, c.id, c.data, c.timestamp_ns, self.addresses) for c in containers
+        ]
+        rewards = await self._rewards(blocks)
+        potential = await self._potential(blocks)
+        await asyncio.to_thread(
+            primary.write_blocks,
+            self.db,
+            pchain,
+            blocks,
+            containers[-1].index + 1,
+            rewards,
+            potential,
+        )
+
+    async def _rewards(self, blocks: Sequence[BlockRows]) -> list[UtxoRow]:
+        """Reward UTXOs of the stakers a commit block rewarded (the proposal before it names
+        them with RewardValidatorTx)."""
+        assert self.addresses is not None
+        out: list[UtxoRow] = []
+        proposals = {b.height: b for b in blocks}
+        for b in blocks:
+            if b.option != "commit":
+                continue
+            proposal = proposals.get(b.height - 1)
+            if proposal is not None:
+                ended = [staking_tx for staking_tx, _ in proposal.ended]
+            else:  # the proposal closed the previous batch
+                ended = await asyncio.to_thread(
+                    primary_queries.ended_at, self.db, P_CHAIN_ID, b.height - 1
+                )
+            for staking_tx in ended:
+                staker = await asyncio.to_thread(_staker, self.db, staking_tx, blocks)
+                if staker is None:
+                    continue
+                for i, raw in enumerate(await self.source.reward_utxos(staking_tx)):
+                    kind = _reward_type(staker, i)
+                    out.append(reward_utxo(raw, self.addresses, kind, staker))
+        return out
+
+    async def _potential(self, blocks: Sequence[BlockRows]) -> dict[str, int]:
+        nodes = {s.node_id for b in blocks for s in b.stakers if s.kind == "DELEGATOR"}
+        try:
+            current = await self.source.current(sorted(nodes))
+            return {tx_id: reward for tx_id, (_, reward) in current.items()}
+        except RpcError as err:
+            log.warning("platform.getCurrentValidators failed: %s", err)
+            return {}
+
+
+def _reward_type(staker: StakerRow, index: int) -> str:
+    # platformvm pays a validator its validation reward first, then the delegation fees it
+    # accrued; a delegator gets its share.
+    if staker.kind == "DELEGATOR":
+        return "DELEGATOR"
+    return "VALIDATOR" if index == 0 else "VALIDATOR_FEE"
+
+
+def _staker(db: Database, tx_id: str, blocks: Sequence[BlockRows]) -> StakerRow | None:
+    for b in blocks:
+        for s in b.stakers:
+            if s.tx_id == tx_id:
+                return s
+    return primary_queries.staker(db, P_CHAIN_ID, tx_id)
+
+
+class _suppress_timeout:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, *_: object) -> bool:
+        return kind is TimeoutError or kind is asyncio.TimeoutError

@@ -1,0 +1,348 @@
+"""Writes of the primary network's index: P-Chain blocks with their txs, UTXOs, stakers,
+subnets and chains, and the checkpoint, in one transaction per batch."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from snowfield.store.database import Database, Writer
+from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
+
+
+@dataclass(frozen=True, slots=True)
+class PrimaryNetwork:
+    """The primary network an index holds."""
+
+    pchain: str
+    network_id: int
+    hrp: str
+    xchain: str | None
+    cchain: str | None
+    avax_asset: str
+
+
+@dataclass(frozen=True, slots=True)
+class PCheckpoint:
+    next_index: int
+    height: int
+    block_id: str
+    timestamp: int
+
+
+def record_network(db: Database, net: PrimaryNetwork) -> None:
+    with db.transaction() as w:
+        w.execute(
+            "INSERT INTO primary_networks (pchain, network_id, hrp, xchain, cchain, avax_asset)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain) DO UPDATE SET"
+            " network_id = excluded.network_id, hrp = excluded.hrp, xchain = excluded.xchain,"
+            " cchain = excluded.cchain, avax_asset = excluded.avax_asset",
+            (net.pchain, net.network_id, net.hrp, net.xchain, net.cchain, net.avax_asset),
+        )
+
+
+def networks(db: Database) -> list[PrimaryNetwork]:
+    rows = db.query(
+        "SELECT pchain, network_id, hrp, xchain, cchain, avax_asset FROM primary_networks"
+    )
+    return [PrimaryNetwork(*row) for row in rows]
+
+
+def genesis_done(db: Database, pchain: str) -> bool:
+    row = db.query_one("SELECT genesis_done FROM primary_networks WHERE pchain = ?", (pchain,))
+    return bool(row and row[0])
+
+
+def first_block(db: Database, pchain: str) -> tuple[int, str, int, str] | None:
+    """(height, id, timestamp, parent id) of the first indexed block."""
+    row = db.query_one(
+        "SELECT height, block_id, timestamp, parent_id FROM p_blocks WHERE pchain = ?"
+        " ORDER BY height LIMIT 1",
+        (pchain,),
+    )
+    return None if row is None else (int(row[0]), str(row[1]), int(row[2]), str(row[3]))
+
+
+def known_txs(db: Database, pchain: str, tx_ids: Sequence[str]) -> set[str]:
+    if not tx_ids:
+        return set()
+    marks = ", ".join("?" for _ in tx_ids)
+    rows = db.query(
+        f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN ({marks})", [pchain, *tx_ids]
+    )
+    return {str(r[0]) for r in rows}
+
+
+def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping[str, int]) -> None:
+    """The genesis state's txs (its stakers) into the genesis block, once."""
+    with db.transaction() as w:
+        w.execute(
+            "INSERT INTO p_blocks (pchain, height, block_id, parent_id, timestamp, tx_count)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, height) DO NOTHING",
+            (pchain, rows.height, rows.block_id, rows.parent_id, rows.timestamp, len(rows.txs)),
+        )
+        _write_txs(w, pchain, rows)
+        for tx_id, reward in potential.items():
+            w.execute(
+                "UPDATE p_stakers SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
+                (str(reward), pchain, tx_id),
+            )
+        w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
+
+
+def record_chain_time(db: Database, pchain: str, unix: int) -> None:
+    """The node's P-Chain time at the last sync: who is current is judged against it."""
+    with db.transaction() as w:
+        w.execute("UPDATE primary_networks SET chain_time = ? WHERE pchain = ?", (unix, pchain))
+
+
+def checkpoint(db: Database, pchain: str) -> PCheckpoint | None:
+    row = db.query_one(
+        "SELECT next_index, height, block_id, timestamp FROM p_checkpoints WHERE pchain = ?",
+        (pchain,),
+    )
+    return None if row is None else PCheckpoint(*row)
+
+
+def write_blocks(
+    db: Database,
+    pchain: str,
+    blocks: Sequence[BlockRows],
+    next_index: int,
+    rewards: Sequence[UtxoRow] = (),
+    potential: Mapping[str, int] | None = None,
+) -> None:
+    """Writes consecutive blocks, the reward UTXOs they paid and the stakers' latest potential
+    rewards, and moves the checkpoint past them, atomically."""
+    if not blocks:
+        return
+    with db.transaction() as w:
+        for block in blocks:
+            _write_block(w, pchain, block)
+        _insert_utxos(w, pchain, rewards, blocks[-1].height, blocks[-1].timestamp)
+        for tx_id, reward in (potential or {}).items():
+            w.execute(
+                "UPDATE p_stakers SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
+                (str(reward), pchain, tx_id),
+            )
+        last = blocks[-1]
+        w.execute(
+            "INSERT INTO p_checkpoints (pchain, next_index, height, block_id, timestamp)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (pchain) DO UPDATE SET"
+            " next_index = excluded.next_index, height = excluded.height,"
+            " block_id = excluded.block_id, timestamp = excluded.timestamp",
+            (pchain, next_index, last.height, last.block_id, last.timestamp),
+        )
+
+
+def _write_block(w: Writer, pchain: str, b: BlockRows) -> None:
+    w.execute(
+        "INSERT INTO p_blocks (pchain, height, block_id, parent_id, timestamp, tx_count)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, height) DO NOTHING",
+        (pchain, b.height, b.block_id, b.parent_id, b.timestamp, len(b.txs)),
+    )
+    _write_txs(w, pchain, b)
+
+
+def _write_txs(w: Writer, pchain: str, b: BlockRows) -> None:
+    w.executemany(
+        "INSERT INTO p_txs (pchain, tx_id, height, tx_index, block_id, timestamp, tx_type, memo,"
+        " details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, tx_id) DO NOTHING",
+        [
+            (
+                pchain,
+                t.tx_id,
+                b.height,
+                t.tx_index,
+                b.block_id,
+                b.timestamp,
+                t.tx_type,
+                t.memo,
+                json.dumps(t.details, separators=(",", ":")),
+            )
+            for t in b.txs
+        ],
+    )
+    _insert_utxos(w, pchain, b.emitted, b.height, b.timestamp)
+    for consumer, spend in b.spends:
+        _consume(w, pchain, consumer, spend, b)
+    links = {(a, t.tx_id) for t in b.txs for a in t.addresses}
+    for consumer, _ in b.spends:
+        for (addresses,) in w.query(
+            "SELECT addresses FROM p_utxos WHERE pchain = ? AND consuming_tx = ?",
+            (pchain, consumer),
+        ):
+            links.update((a, consumer) for a in _split(addresses))
+    w.executemany(
+        "INSERT INTO p_tx_addresses (pchain, address, tx_id) VALUES (?, ?, ?)"
+        " ON CONFLICT (pchain, address, tx_id) DO NOTHING",
+        [(pchain, a, tx) for a, tx in sorted(links)],
+    )
+    _write_stakers(w, pchain, b)
+    _write_subnets(w, pchain, b)
+
+
+def _insert_utxos(
+    w: Writer, pchain: str, utxos: Sequence[UtxoRow], height: int, timestamp: int
+) -> None:
+    w.executemany(
+        "INSERT INTO p_utxos (pchain, utxo_id, tx_id, output_index, asset_id, amount, addresses,"
+        " threshold, locktime, stakeable_locktime, staked, created_on, consumed_on, utxo_bytes,"
+        " reward_type, utxo_start, utxo_end, block_height, block_timestamp)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (pchain, utxo_id) DO UPDATE SET reward_type = excluded.reward_type",
+        [
+            (
+                pchain,
+                u.utxo_id,
+                u.tx_id,
+                u.output_index,
+                u.asset_id,
+                str(u.amount),
+                ",".join(u.addresses),
+                u.threshold,
+                u.locktime,
+                u.stakeable_locktime,
+                int(u.staked),
+                u.created_on,
+                u.consumed_on,
+                u.utxo_bytes,
+                u.reward_type,
+                u.start,
+                u.end,
+                height,
+                timestamp,
+            )
+            for u in utxos
+        ],
+    )
+
+
+def _consume(w: Writer, pchain: str, consumer: str, spend: Spend, b: BlockRows) -> None:
+    changed = w.execute(
+        "UPDATE p_utxos SET consuming_tx = ?, consuming_height = ?, consuming_timestamp = ?"
+        " WHERE pchain = ? AND utxo_id = ?",
+        (consumer, b.height, b.timestamp, pchain, spend.utxo_id),
+    )
+    if changed:
+        return
+    # Created outside the blocks this index holds (genesis, or another chain's export): what
+    # the input itself says of it.
+    w.execute(
+        "INSERT INTO p_utxos (pchain, utxo_id, tx_id, output_index, asset_id, amount, addresses,"
+        " staked, created_on, consumed_on, consuming_tx, consuming_height, consuming_timestamp)"
+        " VALUES (?, ?, ?, ?, ?, ?, '', 0, ?, ?, ?, ?, ?) ON CONFLICT (pchain, utxo_id) DO NOTHING",
+        (
+            pchain,
+            spend.utxo_id,
+            spend.source_tx,
+            spend.output_index,
+            spend.asset_id,
+            str(spend.amount),
+            spend.source_chain,
+            pchain,
+            consumer,
+            b.height,
+            b.timestamp,
+        ),
+    )
+
+
+def _write_stakers(w: Writer, pchain: str, b: BlockRows) -> None:
+    w.executemany(
+        "INSERT INTO p_stakers (pchain, tx_id, kind, node_id, subnet_id, start_time, end_time,"
+        " amount, reward_addresses, fee_addresses, delegation_fee)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, tx_id) DO NOTHING",
+        [
+            (
+                pchain,
+                s.tx_id,
+                s.kind,
+                s.node_id,
+                s.subnet_id,
+                s.start,
+                s.end,
+                str(s.amount),
+                ",".join(s.reward_addresses),
+                ",".join(s.fee_addresses),
+                s.delegation_fee,
+            )
+            for s in b.stakers
+        ],
+    )
+    for s in b.stakers:
+        if s.kind == "DELEGATOR":
+            _delegation_terms(w, pchain, s.tx_id, s.node_id, s.subnet_id)
+    for staking_tx, ending_tx in b.ended:
+        w.execute(
+            "UPDATE p_stakers SET ended_tx = ? WHERE pchain = ? AND tx_id = ?",
+            (ending_tx, pchain, staking_tx),
+        )
+    for node_id, subnet_id, tx_id in b.removed:
+        w.execute(
+            "UPDATE p_stakers SET ended_tx = ? WHERE pchain = ? AND node_id = ? AND subnet_id = ?"
+            " AND ended_tx IS NULL",
+            (tx_id, pchain, node_id, subnet_id),
+        )
+
+
+def _delegation_terms(w: Writer, pchain: str, tx_id: str, node_id: str, subnet_id: str) -> None:
+    """A delegation's fee goes to its validator's delegation-reward owner at its fee rate."""
+    found = w.query(
+        "SELECT fee_addresses, delegation_fee FROM p_stakers WHERE pchain = ? AND node_id = ?"
+        " AND subnet_id = ? AND kind <> 'DELEGATOR' ORDER BY start_time DESC LIMIT 1",
+        (pchain, node_id, subnet_id),
+    )
+    if found:
+        w.execute(
+            "UPDATE p_stakers SET fee_addresses = ?, delegation_fee = ? WHERE pchain = ?"
+            " AND tx_id = ?",
+            (found[0][0], found[0][1], pchain, tx_id),
+        )
+
+
+def _write_subnets(w: Writer, pchain: str, b: BlockRows) -> None:
+    for s in b.subnets:
+        addresses, threshold, locktime = s.owner
+        w.execute(
+            "INSERT INTO p_subnets (pchain, subnet_id, height, timestamp, owner_addresses,"
+            " threshold, locktime) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (pchain, subnet_id) DO NOTHING",
+            (pchain, s.subnet_id, b.height, b.timestamp, ",".join(addresses), threshold, locktime),
+        )
+    for subnet_id, (addresses, threshold, locktime) in b.owners:
+        w.execute(
+            "UPDATE p_subnets SET owner_addresses = ?, threshold = ?, locktime = ?"
+            " WHERE pchain = ? AND subnet_id = ?",
+            (",".join(addresses), threshold, locktime, pchain, subnet_id),
+        )
+    for c in b.conversions:
+        w.execute(
+            "UPDATE p_subnets SET conversion_tx = ?, manager_chain = ?, manager_address = ?"
+            " WHERE pchain = ? AND subnet_id = ?",
+            (c.tx_id, c.manager_chain, c.manager_address, pchain, c.subnet_id),
+        )
+    w.executemany(
+        "INSERT INTO p_chains (pchain, blockchain_id, subnet_id, height, timestamp, name, vm_id,"
+        " evm_chain_id, genesis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (pchain, blockchain_id) DO NOTHING",
+        [
+            (
+                pchain,
+                c.blockchain_id,
+                c.subnet_id,
+                b.height,
+                b.timestamp,
+                c.name,
+                c.vm_id,
+                c.evm_chain_id,
+                c.genesis,
+            )
+            for c in b.chains
+        ],
+    )
+
+
+def _split(text: str) -> list[str]:
+    return [a for a in text.split(",") if a]

@@ -1,0 +1,317 @@
+"""Reads of the primary network's index: active staking txs (operation 11), current stakers
+(operation 12), subnets with their chains (operation 13), and the UTXOs of txs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from snowfield.store.database import Database
+from snowfield.store.pagination import Key, Page, page_of
+from snowfield.store.primary_rows import StakerRow
+
+STAKING_TX_TYPES = (
+    "AddValidatorTx",
+    "AddSubnetValidatorTx",
+    "AddDelegatorTx",
+    "AddPermissionlessValidatorTx",
+    "AddPermissionlessDelegatorTx",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PTx:
+    tx_id: str
+    height: int
+    tx_index: int
+    block_id: str
+    timestamp: int
+    tx_type: str
+    memo: str
+    details: dict[str, Any]
+    potential_reward: str | None
+    ended_tx: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PUtxo:
+    utxo_id: str
+    tx_id: str
+    output_index: int
+    asset_id: str
+    amount: str
+    addresses: tuple[str, ...]
+    threshold: int | None
+    locktime: int | None
+    stakeable_locktime: int | None
+    staked: bool
+    created_on: str
+    consumed_on: str
+    utxo_bytes: str | None
+    reward_type: str | None
+    utxo_start: int | None
+    utxo_end: int | None
+    block_height: int | None
+    block_timestamp: int | None
+    consuming_tx: str | None
+    consuming_height: int | None
+    consuming_timestamp: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Staker:
+    tx_id: str
+    kind: str
+    node_id: str
+    start: int
+    end: int
+    amount: str
+    reward_addresses: tuple[str, ...]
+    fee_addresses: tuple[str, ...]
+    delegation_fee: int | None
+    potential_reward: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Subnet:
+    subnet_id: str
+    height: int
+    timestamp: int
+    owner_addresses: tuple[str, ...]
+    threshold: int
+    locktime: int
+    conversion_tx: str | None
+    manager_chain: str | None
+    manager_address: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Blockchain:
+    blockchain_id: str
+    subnet_id: str
+    height: int
+    timestamp: int
+    name: str
+    vm_id: str
+    evm_chain_id: int | None
+    genesis: str | None
+
+
+def _split(text: str | None) -> tuple[str, ...]:
+    return tuple(a for a in (text or "").split(",") if a)
+
+
+def chain_time(db: Database, pchain: str) -> int | None:
+    """The P-Chain's time at the last sync (else its last indexed block's); None before any."""
+    row = db.query_one(
+        "SELECT COALESCE(n.chain_time, (SELECT MAX(timestamp) FROM p_blocks b"
+        " WHERE b.pchain = n.pchain)) FROM primary_networks n WHERE n.pchain = ?",
+        (pchain,),
+    )
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def staker(db: Database, pchain: str, tx_id: str) -> StakerRow | None:
+    row = db.query_one(
+        "SELECT tx_id, kind, node_id, subnet_id, start_time, end_time, amount, reward_addresses,"
+        " fee_addresses, delegation_fee FROM p_stakers WHERE pchain = ? AND tx_id = ?",
+        (pchain, tx_id),
+    )
+    if row is None:
+        return None
+    tx, kind, node, subnet, start, end, amount, reward, fee, shares = row
+    return StakerRow(
+        tx, kind, node, subnet, start, end, int(amount), _split(reward), _split(fee), shares
+    )
+
+
+def ended_at(db: Database, pchain: str, height: int) -> list[str]:
+    """The stakers a reward tx of the block at `height` ended."""
+    rows = db.query(
+        "SELECT s.tx_id FROM p_stakers s JOIN p_txs r ON r.pchain = s.pchain"
+        " AND r.tx_id = s.ended_tx WHERE s.pchain = ? AND r.height = ?",
+        (pchain, height),
+    )
+    return [str(r[0]) for r in rows]
+
+
+def _address_filter(column: str, addresses: Sequence[str]) -> tuple[str, list[str]]:
+    # Addresses of one network have one length, so a substring of the comma list is a member.
+    clause = " OR ".join(f"{column} LIKE ?" for _ in addresses)
+    return f"({clause})", [f"%{a}%" for a in addresses]
+
+
+def active_staking(
+    db: Database,
+    pchain: str,
+    *,
+    addresses: Sequence[str] | None,
+    tx_types: Sequence[str] | None,
+    start: int | None,
+    end: int | None,
+    desc: bool,
+    after: Key | None,
+    limit: int,
+) -> Page[PTx]:
+    """Staking txs whose staker is current at the index's chain time, newest first or oldest."""
+    now = chain_time(db, pchain)
+    if now is None:
+        return Page([], None)
+    types = [t for t in (tx_types or STAKING_TX_TYPES) if t in STAKING_TX_TYPES]
+    if not types:
+        return Page([], None)
+    sql = [
+        "SELECT t.tx_id, t.height, t.tx_index, t.block_id, t.timestamp, t.tx_type, t.memo,"
+        " t.details, s.potential_reward, s.ended_tx FROM p_txs t JOIN p_stakers s"
+        " ON s.pchain = t.pchain AND s.tx_id = t.tx_id"
+        " WHERE t.pchain = ? AND s.ended_tx IS NULL AND s.end_time > ?"
+        f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
+    ]
+    params: list[Any] = [pchain, now, *types]
+    if addresses:
+        sql.append(
+            " AND t.tx_id IN (SELECT tx_id FROM p_tx_addresses WHERE pchain = ?"
+            f" AND address IN ({', '.join('?' for _ in addresses)}))"
+        )
+        params += [pchain, *addresses]
+    if start is not None:
+        sql.append(" AND t.timestamp >= ?")
+        params.append(start)
+    if end is not None:
+        sql.append(" AND t.timestamp <= ?")
+        params.append(end)
+    op = "<" if desc else ">"
+    if after is not None:
+        sql.append(f" AND (t.timestamp, t.height, t.tx_index) {op} (?, ?, ?)")
+        params += list(after)
+    order = "DESC" if desc else "ASC"
+    sql.append(f" ORDER BY t.timestamp {order}, t.height {order}, t.tx_index {order} LIMIT ?")
+    params.append(limit + 1)
+    rows = [
+        PTx(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8], r[9])
+        for r in db.query("".join(sql), params)
+    ]
+    return page_of(rows, limit, lambda t: (t.timestamp, t.height, t.tx_index))
+
+
+_UTXO_COLUMNS = (
+    "utxo_id, tx_id, output_index, asset_id, amount, addresses, threshold, locktime,"
+    " stakeable_locktime, staked, created_on, consumed_on, utxo_bytes, reward_type, utxo_start,"
+    " utxo_end, block_height, block_timestamp, consuming_tx, consuming_height, consuming_timestamp"
+)
+
+
+def _utxo(row: tuple[Any, ...]) -> PUtxo:
+    values = list(row)
+    values[5] = _split(values[5])
+    values[9] = bool(values[9])
+    return PUtxo(*values)
+
+
+def utxos_of(
+    db: Database, pchain: str, tx_ids: Sequence[str]
+) -> tuple[dict[str, list[PUtxo]], dict[str, list[PUtxo]]]:
+    """(emitted by tx, consumed by tx) for the given txs, each in output order."""
+    if not tx_ids:
+        return {}, {}
+    marks = ", ".join("?" for _ in tx_ids)
+    emitted: dict[str, list[PUtxo]] = {t: [] for t in tx_ids}
+    consumed: dict[str, list[PUtxo]] = {t: [] for t in tx_ids}
+    for row in db.query(
+        f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ? AND tx_id IN ({marks})"
+        " AND reward_type IS NULL ORDER BY tx_id, output_index",
+        [pchain, *tx_ids],
+    ):
+        utxo = _utxo(row)
+        emitted[utxo.tx_id].append(utxo)
+    for row in db.query(
+        f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ? AND consuming_tx IN ({marks})"
+        " ORDER BY tx_id, output_index",
+        [pchain, *tx_ids],
+    ):
+        utxo = _utxo(row)
+        assert utxo.consuming_tx is not None
+        consumed[utxo.consuming_tx].append(utxo)
+    return emitted, consumed
+
+
+def current_stakers(
+    db: Database,
+    pchain: str,
+    *,
+    addresses: Sequence[str] | None,
+    node_ids: Sequence[str] | None,
+    desc: bool,
+    after: tuple[int, str] | None,
+    limit: int,
+) -> tuple[int, list[Staker]]:
+    """(chain time, up to `limit` current primary-network stakers ordered by start time)."""
+    now = chain_time(db, pchain)
+    if now is None:
+        return 0, []
+    sql = [
+        "SELECT tx_id, kind, node_id, start_time, end_time, amount, reward_addresses,"
+        " fee_addresses, delegation_fee, potential_reward FROM p_stakers WHERE pchain = ?"
+        " AND ended_tx IS NULL AND end_time > ? AND kind IN ('VALIDATOR', 'DELEGATOR')"
+        " AND subnet_id = ?"
+    ]
+    params: list[Any] = [pchain, now, pchain]
+    if node_ids:
+        sql.append(f" AND node_id IN ({', '.join('?' for _ in node_ids)})")
+        params += list(node_ids)
+    if addresses:
+        reward, values = _address_filter("reward_addresses", addresses)
+        fee, more = _address_filter("fee_addresses", addresses)
+        sql.append(f" AND ({reward} OR {fee})")
+        params += values + more
+    op = "<=" if desc else ">="
+    if after is not None:
+        sql.append(f" AND (start_time, tx_id) {op} (?, ?)")
+        params += list(after)
+    order = "DESC" if desc else "ASC"
+    sql.append(f" ORDER BY start_time {order}, tx_id {order} LIMIT ?")
+    params.append(limit)
+    rows = db.query("".join(sql), params)
+    return now, [
+        Staker(r[0], r[1], r[2], r[3], r[4], r[5], _split(r[6]), _split(r[7]), r[8], r[9])
+        for r in rows
+    ]
+
+
+def subnets(
+    db: Database, pchain: str, *, desc: bool, after: Key | None, limit: int
+) -> Page[Subnet]:
+    sql = (
+        "SELECT subnet_id, height, timestamp, owner_addresses, threshold, locktime,"
+        " conversion_tx, manager_chain, manager_address FROM p_subnets WHERE pchain = ?"
+    )
+    params: list[Any] = [pchain]
+    op, order = ("<", "DESC") if desc else (">", "ASC")
+    if after is not None:
+        sql += f" AND (timestamp, subnet_id) {op} (?, ?)"
+        params += list(after)
+    sql += f" ORDER BY timestamp {order}, subnet_id {order} LIMIT ?"
+    params.append(limit + 1)
+    rows = [
+        Subnet(r[0], r[1], r[2], _split(r[3]), r[4], r[5], r[6], r[7], r[8])
+        for r in db.query(sql, params)
+    ]
+    return page_of(rows, limit, lambda s: (s.timestamp, s.subnet_id))
+
+
+def blockchains_of(
+    db: Database, pchain: str, subnet_ids: Sequence[str]
+) -> dict[str, list[Blockchain]]:
+    out: dict[str, list[Blockchain]] = {s: [] for s in subnet_ids}
+    if not subnet_ids:
+        return out
+    for r in db.query(
+        "SELECT blockchain_id, subnet_id, height, timestamp, name, vm_id, evm_chain_id, genesis"
+        f" FROM p_chains WHERE pchain = ? AND subnet_id IN ({', '.join('?' for _ in subnet_ids)})"
+        " ORDER BY height, blockchain_id",
+        [pchain, *subnet_ids],
+    ):
+        out[r[1]].append(Blockchain(*r))
+    return out

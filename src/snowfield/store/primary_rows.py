@@ -1,0 +1,125 @@
+"""Rows of the primary network's index (P-Chain blocks, txs, UTXOs, stakers, subnets,
+chains): what the indexer extracts and the writer stores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class UtxoRow:
+    """One UTXO a tx emitted (or a reward UTXO the chain paid)."""
+
+    utxo_id: str
+    tx_id: str
+    output_index: int
+    asset_id: str
+    amount: int
+    addresses: tuple[str, ...]
+    threshold: int
+    locktime: int
+    stakeable_locktime: int | None
+    staked: bool
+    created_on: str
+    consumed_on: str
+    utxo_bytes: str
+    reward_type: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    """An input: the UTXO it consumes, with what the input itself says of it."""
+
+    utxo_id: str
+    source_tx: str
+    output_index: int
+    asset_id: str
+    amount: int
+    source_chain: str  # where the UTXO was created (another chain for an ImportTx)
+
+
+@dataclass(frozen=True, slots=True)
+class StakerRow:
+    tx_id: str
+    kind: str  # VALIDATOR | DELEGATOR | SUBNET_VALIDATOR
+    node_id: str
+    subnet_id: str
+    start: int
+    end: int
+    amount: int
+    reward_addresses: tuple[str, ...]
+    fee_addresses: tuple[str, ...]  # the validator's delegation-reward owner (validators)
+    delegation_fee: int | None  # millionths
+
+
+@dataclass(frozen=True, slots=True)
+class SubnetRow:
+    subnet_id: str
+    tx_id: str
+    owner: tuple[tuple[str, ...], int, int]  # addresses, threshold, locktime
+
+
+@dataclass(frozen=True, slots=True)
+class PChainRow:
+    blockchain_id: str
+    subnet_id: str
+    name: str
+    vm_id: str
+    evm_chain_id: int | None
+    genesis: str | None  # the genesis as JSON text when it is an EVM's
+
+
+@dataclass(frozen=True, slots=True)
+class ConversionRow:
+    subnet_id: str
+    tx_id: str
+    manager_chain: str
+    manager_address: str
+
+
+@dataclass(frozen=True, slots=True)
+class TxRow:
+    tx_id: str
+    tx_type: str
+    tx_index: int
+    memo: str
+    details: dict[str, object]  # type-specific fields of the Staking transaction resource
+    addresses: tuple[str, ...]  # every address the tx names (inputs resolve at write time)
+    burned: int  # input AVAX minus output AVAX, resolved at write time when inputs are known
+
+
+@dataclass(slots=True)
+class BlockRows:
+    height: int
+    block_id: str
+    parent_id: str
+    timestamp: int
+    txs: list[TxRow] = field(default_factory=list)
+    emitted: list[UtxoRow] = field(default_factory=list)
+    spends: list[tuple[str, Spend]] = field(default_factory=list)  # (consuming tx, spend)
+    stakers: list[StakerRow] = field(default_factory=list)
+    # (ended staking tx id, rewarding tx id): a RewardValidatorTx's decision (commit/abort)
+    # lands in the next block; the row says which block decided.
+    ended: list[tuple[str, str]] = field(default_factory=list)
+    removed: list[tuple[str, str, str]] = field(default_factory=list)  # node, subnet, tx
+    subnets: list[SubnetRow] = field(default_factory=list)
+    owners: list[tuple[str, tuple[tuple[str, ...], int, int]]] = field(default_factory=list)
+    chains: list[PChainRow] = field(default_factory=list)
+    conversions: list[ConversionRow] = field(default_factory=list)
+    rewarding: list[str] = field(default_factory=list)  # staking txs rewarded (committed here)
+    option: str | None = None  # "commit" / "abort" for option blocks
+
+
+@dataclass(frozen=True, slots=True)
+class VertexRow:
+    """One X-Chain vertex at its position in the vertex index."""
+
+    index: int
+    vertex_id: str
+    height: int
+    timestamp: int
+    parents: tuple[str, ...]
+    txs: tuple[str, ...]
+    size: int

@@ -1,0 +1,139 @@
+"""Tables of the primary network's index (operations 11-13): P-Chain blocks, txs, UTXOs,
+stakers, subnets and chains, keyed by the P-Chain's blockchain id (`pchain`).
+
+The P-Chain never reorganises (its index serves accepted blocks only), so rows are written
+forward with their checkpoint and never unwound."""
+
+from __future__ import annotations
+
+PRIMARY_TABLES: tuple[str, ...] = (
+    # The primary network an indexer follows: network id, its bech32 HRP, its chains' ids.
+    """CREATE TABLE IF NOT EXISTS primary_networks (
+        pchain TEXT PRIMARY KEY,
+        network_id BIGINT NOT NULL,
+        hrp TEXT NOT NULL,
+        xchain TEXT,
+        cchain TEXT,
+        avax_asset TEXT NOT NULL,
+        genesis_done SMALLINT NOT NULL DEFAULT 0,
+        chain_time BIGINT)""",
+    # The last container of /ext/index/P/block written, with its rows.
+    """CREATE TABLE IF NOT EXISTS p_checkpoints (
+        pchain TEXT PRIMARY KEY,
+        next_index BIGINT NOT NULL,
+        height BIGINT NOT NULL,
+        block_id TEXT NOT NULL,
+        timestamp BIGINT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS p_blocks (
+        pchain TEXT NOT NULL,
+        height BIGINT NOT NULL,
+        block_id TEXT NOT NULL,
+        parent_id TEXT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        tx_count BIGINT NOT NULL,
+        PRIMARY KEY (pchain, height))""",
+    # `details`: the type-specific fields of the Staking transaction resource (JSON).
+    """CREATE TABLE IF NOT EXISTS p_txs (
+        pchain TEXT NOT NULL,
+        tx_id TEXT NOT NULL,
+        height BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
+        block_id TEXT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        tx_type TEXT NOT NULL,
+        memo TEXT NOT NULL,
+        details TEXT NOT NULL,
+        PRIMARY KEY (pchain, tx_id))""",
+    "CREATE INDEX IF NOT EXISTS p_txs_by_time ON p_txs (pchain, timestamp, height, tx_index)",
+    # Every address a tx names (outputs, reward owners, owners of the UTXOs it consumes).
+    """CREATE TABLE IF NOT EXISTS p_tx_addresses (
+        pchain TEXT NOT NULL,
+        address TEXT NOT NULL,
+        tx_id TEXT NOT NULL,
+        PRIMARY KEY (pchain, address, tx_id))""",
+    # UTXOs emitted (or consumed from genesis / another chain), with their consumption.
+    """CREATE TABLE IF NOT EXISTS p_utxos (
+        pchain TEXT NOT NULL,
+        utxo_id TEXT NOT NULL,
+        tx_id TEXT NOT NULL,
+        output_index BIGINT NOT NULL,
+        asset_id TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        addresses TEXT NOT NULL,
+        threshold BIGINT,
+        locktime BIGINT,
+        stakeable_locktime BIGINT,
+        staked SMALLINT NOT NULL,
+        created_on TEXT NOT NULL,
+        consumed_on TEXT NOT NULL,
+        utxo_bytes TEXT,
+        reward_type TEXT,
+        utxo_start BIGINT,
+        utxo_end BIGINT,
+        block_height BIGINT,
+        block_timestamp BIGINT,
+        consuming_tx TEXT,
+        consuming_height BIGINT,
+        consuming_timestamp BIGINT,
+        PRIMARY KEY (pchain, utxo_id))""",
+    "CREATE INDEX IF NOT EXISTS p_utxos_by_tx ON p_utxos (pchain, tx_id)",
+    "CREATE INDEX IF NOT EXISTS p_utxos_by_consumer ON p_utxos (pchain, consuming_tx)",
+    # Stakers: `ended_tx` is the RewardValidatorTx / RemoveSubnetValidatorTx that ended one;
+    # `potential_reward` is the node's latest figure while it is current.
+    """CREATE TABLE IF NOT EXISTS p_stakers (
+        pchain TEXT NOT NULL,
+        tx_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        subnet_id TEXT NOT NULL,
+        start_time BIGINT NOT NULL,
+        end_time BIGINT NOT NULL,
+        amount TEXT NOT NULL,
+        reward_addresses TEXT NOT NULL,
+        fee_addresses TEXT NOT NULL,
+        delegation_fee BIGINT,
+        ended_tx TEXT,
+        potential_reward TEXT,
+        PRIMARY KEY (pchain, tx_id))""",
+    "CREATE INDEX IF NOT EXISTS p_stakers_by_node ON p_stakers (pchain, node_id)",
+    """CREATE TABLE IF NOT EXISTS p_subnets (
+        pchain TEXT NOT NULL,
+        subnet_id TEXT NOT NULL,
+        height BIGINT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        owner_addresses TEXT NOT NULL,
+        threshold BIGINT NOT NULL,
+        locktime BIGINT NOT NULL,
+        conversion_tx TEXT,
+        manager_chain TEXT,
+        manager_address TEXT,
+        PRIMARY KEY (pchain, subnet_id))""",
+    "CREATE INDEX IF NOT EXISTS p_subnets_by_time ON p_subnets (pchain, timestamp, subnet_id)",
+    """CREATE TABLE IF NOT EXISTS p_chains (
+        pchain TEXT NOT NULL,
+        blockchain_id TEXT NOT NULL,
+        subnet_id TEXT NOT NULL,
+        height BIGINT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        name TEXT NOT NULL,
+        vm_id TEXT NOT NULL,
+        evm_chain_id BIGINT,
+        genesis TEXT,
+        PRIMARY KEY (pchain, blockchain_id))""",
+    "CREATE INDEX IF NOT EXISTS p_chains_by_subnet ON p_chains (pchain, subnet_id)",
+    # X-Chain vertices of the DAG phase (/ext/index/X/vtx), by their index position.
+    """CREATE TABLE IF NOT EXISTS x_vertices (
+        xchain TEXT NOT NULL,
+        idx BIGINT NOT NULL,
+        vertex_id TEXT NOT NULL,
+        height BIGINT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        parents TEXT NOT NULL,
+        txs TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        PRIMARY KEY (xchain, idx))""",
+    "CREATE INDEX IF NOT EXISTS x_vertices_by_height ON x_vertices (xchain, height, idx)",
+    """CREATE TABLE IF NOT EXISTS x_checkpoints (
+        xchain TEXT PRIMARY KEY,
+        next_index BIGINT NOT NULL)""",
+)
