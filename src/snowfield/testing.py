@@ -311,3 +311,25 @@ def serve_anvil(*args: str) -> Iterator[str]:
         yield url
     finally:
         terminate(proc)
+
+
+def custom_evm_chain(
+    genesis: bytes,
+    *,
+    clock: Any = None,
+    journal: Any = None,
+) -> Any:
+    """An in-process custom EVM chain (SubnetEvmRules) built from its genesis JSON, with a
+    memory journal unless one is given; `clock` defaults to the genesis time, standing still."""
+    from snowfield.chains.evm.chain import EvmChain
+    from snowfield.chains.evm.customgenesis import parse_genesis
+    from snowfield.chains.evm.journal import MemoryJournal
+
+    parsed = parse_genesis(genesis)
+    start = float(parsed.timestamp)
+    return EvmChain(
+        parsed.config,
+        journal if journal is not None else MemoryJournal(),
+        clock=clock if clock is not None else (lambda: start),
+        genesis_time=parsed.timestamp,
+    )
