@@ -73,7 +73,7 @@ def test_web3_deploys_calls_and_reads_logs(served: tuple[str, Any]) -> None:
 
 
 def test_fee_config_chain_config_and_active_rules(served: tuple[str, Any]) -> None:
-    url, chain = served
+    url, _ = served
     fee = rpc_reply(url, "eth_feeConfig")["result"]
     assert fee == {"feeConfig": FEE.as_json(), "lastChangedAt": 0}
     assert set(fee["feeConfig"]) == {
