@@ -56,6 +56,7 @@ def devnet(
     validators: Annotated[int, _opt("validators", min=1, max=100)] = 5,
     balance: Annotated[int, _opt("balance", min=0)] = 10_000,
     demo: Annotated[bool, _opt("demo")] = False,
+    l1: Annotated[list[str] | None, _opt("l1")] = None,
     index_enabled: Annotated[bool, _opt("index-enabled")] = True,
     index_allow_incomplete: Annotated[bool, _opt("index-allow-incomplete")] = False,
     pruning_enabled: Annotated[bool, _opt("pruning-enabled")] = False,
@@ -79,7 +80,8 @@ def devnet(
     log_format: Annotated[str, _opt("log-format")] = "text",
 ) -> None:
     """Run a local network node: C-Chain with real EVM execution and the node's /ext APIs."""
-    settings = NetworkSettings(**{k: v for k, v in locals().items()})
+    values = {k: v for k, v in locals().items()}
+    settings = NetworkSettings(**{**values, "l1": tuple(l1) if l1 else None})
     _run_service(settings, _run_devnet)
 
 
@@ -124,7 +126,28 @@ def build_node(settings: NetworkSettings) -> Any:
     from snowfield.node.node import Node
     from snowfield.node.storage import NodeStorage
 
-    return Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync))
+    node = Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync))
+    for name, genesis in l1_specs(settings.l1 or ()):
+        node.ensure_l1(name, genesis)
+    return node
+
+
+def l1_specs(specs: tuple[str, ...]) -> list[tuple[str, bytes | None]]:
+    """`--l1 NAME[=genesis.json]` values: each name with its genesis file's bytes (or None)."""
+    found: list[tuple[str, bytes | None]] = []
+    for spec in specs:
+        name, _, path = spec.partition("=")
+        name = name.strip()
+        if not name or len(name) > 128 or not name.isascii() or not name.isprintable():
+            raise InvalidParams(f"--l1 {spec!r}: NAME must be 1 to 128 printable ASCII characters")
+        genesis = None
+        if path:
+            try:
+                genesis = Path(path).read_bytes()
+            except OSError as exc:
+                raise InvalidParams(f"--l1 {spec!r}: cannot read {path}: {exc.strerror}") from None
+        found.append((name, genesis))
+    return found
 
 
 async def _run_devnet(settings: NetworkSettings) -> None:

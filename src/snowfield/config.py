@@ -68,6 +68,13 @@ SETTINGS: tuple[Setting, ...] = (
         "balance", 10_000, "Genesis balance of each dev account, in AVAX (10^18 wei).", "devnet"
     ),
     Setting("demo", False, "Generate demo traffic (tokens, NFTs, factories, reverts).", "devnet"),
+    Setting(
+        "l1",
+        None,
+        "Create at boot an L1 named NAME (subnet, custom-EVM chain from genesis.json or a "
+        "default, conversion with the devnet's validators); NAME[=genesis.json], repeatable.",
+        "devnet",
+    ),
     Setting("index-enabled", True, "Serve the index API at /ext/index/C/block.", "devnet"),
     Setting(
         "index-allow-incomplete", False, "Start even if the index would miss containers.", "devnet"
@@ -319,6 +326,7 @@ class NetworkSettings:
     validators: int = 5
     balance: int = 10_000
     demo: bool = False
+    l1: tuple[str, ...] | None = None
     index_enabled: bool = True
     index_allow_incomplete: bool = False
     pruning_enabled: bool = False

@@ -13,6 +13,7 @@ from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.evm.journal import Journal
 from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.genesis import LocalStaker, local_config
+from snowfield.chains.platform.records import Blockchain
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
 from snowfield.node.methods.platform import ChainIds, platform_methods
@@ -48,6 +49,10 @@ class PlatformRuntime:
         self._clock = clock
         for record in journal.records():
             chain.apply_block(record)
+        # Told of each blockchain a CreateChainTx adds once its block is accepted (the node
+        # starts the ones it hosts); the replayed ones are in `chain.blockchains()`.
+        self.chain_listeners: list[Callable[[Blockchain], None]] = []
+        self._known_chains = set(chain.state.blockchains)
 
     async def start(self) -> None:
         self.advance()
@@ -62,6 +67,15 @@ class PlatformRuntime:
         """Builds whatever is due by now: staker ends, time moves, the mempool's txs."""
         for block in self.chain.build_block(self.now()):
             self.journal.append(block.data)
+        if len(self.chain.state.blockchains) != len(self._known_chains):
+            self._announce_chains()
+
+    def _announce_chains(self) -> None:
+        for blockchain in self.chain.blockchains():
+            if blockchain.blockchain_id not in self._known_chains:
+                self._known_chains.add(blockchain.blockchain_id)
+                for listener in self.chain_listeners:
+                    listener(blockchain)
 
     def issue(self, tx_bytes: bytes) -> ID:
         tx_id = self.chain.issue(tx_bytes)
