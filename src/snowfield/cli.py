@@ -273,12 +273,15 @@ def index(
     poll_interval: Annotated[float, _opt("poll-interval", "index", min=0.05)] = 0.5,
     follow: Annotated[bool, _opt("follow", "index")] = True,
     until: Annotated[int | None, _opt("until", "index", min=0)] = None,
+    discover: Annotated[bool, _opt("discover", "index")] = True,
+    chain_rpc: Annotated[list[str] | None, _opt("chain-rpc", "index")] = None,
     metrics_port: Annotated[int | None, _opt("metrics-port", "index")] = None,
     log_level: Annotated[str, _opt("log-level", "index")] = "info",
     log_format: Annotated[str, _opt("log-format", "index")] = "text",
 ) -> None:
     """Index an EVM node (ours or any other) over JSON-RPC into SQLite or PostgreSQL."""
-    settings = IndexSettings(**{k: v for k, v in locals().items()})
+    values = {k: v for k, v in locals().items()}
+    settings = IndexSettings(**{**values, "chain_rpc": tuple(chain_rpc) if chain_rpc else None})
     if settings.traces not in ("auto", "parity", "debug", "none"):
         raise typer.BadParameter("use auto, parity, debug or none", param_hint="--traces")
     _run_service(settings, _run_index)
@@ -311,7 +314,9 @@ async def _run_index(settings: Any) -> None:
         )
         metrics = await _serve_metrics(settings.metrics_port, indexer.stats.prometheus)
         try:
-            work = asyncio.create_task(_index_work(indexer, settings, stop))
+            work = asyncio.create_task(
+                _index_network(indexer, settings, stop, db, fetcher, chain_id)
+            )
             stopper = asyncio.create_task(stop.wait())
             await asyncio.wait({work, stopper}, return_when=asyncio.FIRST_COMPLETED)
             stopper.cancel()
@@ -324,6 +329,65 @@ async def _run_index(settings: Any) -> None:
                 metrics.close()
             db.close()
     log.info("indexer stopped at block %d", indexer.stats.height)
+
+
+async def _index_network(
+    indexer: Any, settings: Any, stop: asyncio.Event, db: Any, fetcher: Any, chain_id: int
+) -> None:
+    """The configured chain, and beside it every other EVM chain found or named."""
+    from snowfield.indexer.network import ChainTarget, NetworkFollower, discover, probe
+
+    async def find() -> list[ChainTarget]:
+        named = [await probe(url) for url in settings.chain_rpc or ()]
+        found = await discover(settings.rpc) if settings.discover else []
+        return [t for t in [*named, *found] if t is not None and t.chain_id != chain_id]
+
+    async def follow(target: ChainTarget) -> None:
+        try:
+            await _index_chain(target, settings, stop, db, fetcher)
+        except Exception:  # one chain failing must not stop the others
+            log.exception("indexing chain %s stopped", target.chain_id)
+
+    following = settings.follow and settings.until is None
+    async with asyncio.TaskGroup() as group:
+        group.create_task(_index_work(indexer, settings, stop))
+        if not settings.discover and not settings.chain_rpc:
+            return
+        if following:
+            group.create_task(NetworkFollower(follow, find).run(stop))
+        else:
+            for target in await find():
+                group.create_task(follow(target))
+
+
+async def _index_chain(
+    target: Any, settings: Any, stop: asyncio.Event, db: Any, fetcher: Any
+) -> None:
+    from snowfield.indexer.calls import Calls
+    from snowfield.indexer.indexer import Indexer
+    from snowfield.indexer.network import chain_row
+    from snowfield.rpc.client import RpcClient
+    from snowfield.store.writes import upsert_chain
+
+    features = tuple(f for f in settings.features.split(",") if f)
+    row = chain_row(target, settings.network, features)
+    await asyncio.to_thread(upsert_chain, db, row)
+    async with RpcClient(target.rpc_url, retries=5) as client:
+        calls = Calls(
+            client, batch_size=settings.rpc_batch_size, concurrency=settings.rpc_concurrency
+        )
+        indexer = Indexer(
+            db,
+            calls,
+            fetcher,
+            target.chain_id,
+            batch_blocks=settings.batch_blocks,
+            traces=settings.traces,
+        )
+        height = await indexer.sync()
+        log.info("chain %s indexed to block %d", target.chain_id, height)
+        if settings.follow and settings.until is None:
+            await indexer.follow(stop, settings.poll_interval)
 
 
 async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:

@@ -187,6 +187,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("follow", True, "Keep following the head after the backfill.", "index"),
     Setting("until", None, "Stop after this block (implies no follow).", "index"),
     Setting(
+        "discover",
+        True,
+        "Also follow every EVM chain the node's P-Chain lists (L1s), each with its own "
+        "checkpoint; new ones are picked up while following.",
+        "index",
+    ),
+    Setting(
+        "chain-rpc", None, "JSON-RPC URL of one more EVM chain to follow (repeatable).", "index"
+    ),
+    Setting(
         "metrics-port",
         None,
         "Serve Prometheus metrics of the indexer on 127.0.0.1 at this port.",
@@ -403,6 +413,8 @@ class IndexSettings:
     poll_interval: float = 0.5
     follow: bool = True
     until: int | None = None
+    discover: bool = True
+    chain_rpc: tuple[str, ...] | None = None
     metrics_port: int | None = None
     log_level: str = "info"
     log_format: str = "text"
