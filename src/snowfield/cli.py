@@ -56,6 +56,7 @@ def devnet(
     validators: Annotated[int, _opt("validators", min=1, max=100)] = 5,
     balance: Annotated[int, _opt("balance", min=0)] = 10_000,
     demo: Annotated[bool, _opt("demo")] = False,
+    l1: Annotated[list[str] | None, _opt("l1")] = None,
     index_enabled: Annotated[bool, _opt("index-enabled")] = True,
     index_allow_incomplete: Annotated[bool, _opt("index-allow-incomplete")] = False,
     pruning_enabled: Annotated[bool, _opt("pruning-enabled")] = False,
@@ -79,7 +80,8 @@ def devnet(
     log_format: Annotated[str, _opt("log-format")] = "text",
 ) -> None:
     """Run a local network node: C-Chain with real EVM execution and the node's /ext APIs."""
-    settings = NetworkSettings(**{k: v for k, v in locals().items()})
+    values = {k: v for k, v in locals().items()}
+    settings = NetworkSettings(**{**values, "l1": tuple(l1) if l1 else None})
     _run_service(settings, _run_devnet)
 
 
@@ -124,7 +126,28 @@ def build_node(settings: NetworkSettings) -> Any:
     from snowfield.node.node import Node
     from snowfield.node.storage import NodeStorage
 
-    return Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync))
+    node = Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync))
+    for name, genesis in l1_specs(settings.l1 or ()):
+        node.ensure_l1(name, genesis)
+    return node
+
+
+def l1_specs(specs: tuple[str, ...]) -> list[tuple[str, bytes | None]]:
+    """`--l1 NAME[=genesis.json]` values: each name with its genesis file's bytes (or None)."""
+    found: list[tuple[str, bytes | None]] = []
+    for spec in specs:
+        name, _, path = spec.partition("=")
+        name = name.strip()
+        if not name or len(name) > 128 or not name.isascii() or not name.isprintable():
+            raise InvalidParams(f"--l1 {spec!r}: NAME must be 1 to 128 printable ASCII characters")
+        genesis = None
+        if path:
+            try:
+                genesis = Path(path).read_bytes()
+            except OSError as exc:
+                raise InvalidParams(f"--l1 {spec!r}: cannot read {path}: {exc.strerror}") from None
+        found.append((name, genesis))
+    return found
 
 
 async def _run_devnet(settings: NetworkSettings) -> None:
@@ -258,12 +281,15 @@ def index(
     poll_interval: Annotated[float, _opt("poll-interval", "index", min=0.05)] = 0.5,
     follow: Annotated[bool, _opt("follow", "index")] = True,
     until: Annotated[int | None, _opt("until", "index", min=0)] = None,
+    discover: Annotated[bool, _opt("discover", "index")] = True,
+    chain_rpc: Annotated[list[str] | None, _opt("chain-rpc", "index")] = None,
     metrics_port: Annotated[int | None, _opt("metrics-port", "index")] = None,
     log_level: Annotated[str, _opt("log-level", "index")] = "info",
     log_format: Annotated[str, _opt("log-format", "index")] = "text",
 ) -> None:
     """Index an EVM node (ours or any other) over JSON-RPC into SQLite or PostgreSQL."""
-    settings = IndexSettings(**{k: v for k, v in locals().items()})
+    values = {k: v for k, v in locals().items()}
+    settings = IndexSettings(**{**values, "chain_rpc": tuple(chain_rpc) if chain_rpc else None})
     if settings.traces not in ("auto", "parity", "debug", "none"):
         raise typer.BadParameter("use auto, parity, debug or none", param_hint="--traces")
     _run_service(settings, _run_index)
@@ -296,7 +322,9 @@ async def _run_index(settings: Any) -> None:
         )
         metrics = await _serve_metrics(settings.metrics_port, indexer.stats.prometheus)
         try:
-            work = asyncio.create_task(_index_work(indexer, settings, stop))
+            work = asyncio.create_task(
+                _index_network(indexer, settings, stop, db, fetcher, chain_id)
+            )
             stopper = asyncio.create_task(stop.wait())
             await asyncio.wait({work, stopper}, return_when=asyncio.FIRST_COMPLETED)
             stopper.cancel()
@@ -354,6 +382,65 @@ async def _run_index_primary(settings: Any) -> None:
     finally:
         await source.aclose()
         db.close()
+
+
+async def _index_network(
+    indexer: Any, settings: Any, stop: asyncio.Event, db: Any, fetcher: Any, chain_id: int
+) -> None:
+    """The configured chain, and beside it every other EVM chain found or named."""
+    from snowfield.indexer.network import ChainTarget, NetworkFollower, discover, probe
+
+    async def find() -> list[ChainTarget]:
+        named = [await probe(url) for url in settings.chain_rpc or ()]
+        found = await discover(settings.rpc) if settings.discover else []
+        return [t for t in [*named, *found] if t is not None and t.chain_id != chain_id]
+
+    async def follow(target: ChainTarget) -> None:
+        try:
+            await _index_chain(target, settings, stop, db, fetcher)
+        except Exception:  # one chain failing must not stop the others
+            log.exception("indexing chain %s stopped", target.chain_id)
+
+    following = settings.follow and settings.until is None
+    async with asyncio.TaskGroup() as group:
+        group.create_task(_index_work(indexer, settings, stop))
+        if not settings.discover and not settings.chain_rpc:
+            return
+        if following:
+            group.create_task(NetworkFollower(follow, find).run(stop))
+        else:
+            for target in await find():
+                group.create_task(follow(target))
+
+
+async def _index_chain(
+    target: Any, settings: Any, stop: asyncio.Event, db: Any, fetcher: Any
+) -> None:
+    from snowfield.indexer.calls import Calls
+    from snowfield.indexer.indexer import Indexer
+    from snowfield.indexer.network import chain_row
+    from snowfield.rpc.client import RpcClient
+    from snowfield.store.writes import upsert_chain
+
+    features = tuple(f for f in settings.features.split(",") if f)
+    row = chain_row(target, settings.network, features)
+    await asyncio.to_thread(upsert_chain, db, row)
+    async with RpcClient(target.rpc_url, retries=5) as client:
+        calls = Calls(
+            client, batch_size=settings.rpc_batch_size, concurrency=settings.rpc_concurrency
+        )
+        indexer = Indexer(
+            db,
+            calls,
+            fetcher,
+            target.chain_id,
+            batch_blocks=settings.batch_blocks,
+            traces=settings.traces,
+        )
+        height = await indexer.sync()
+        log.info("chain %s indexed to block %d", target.chain_id, height)
+        if settings.follow and settings.until is None:
+            await indexer.follow(stop, settings.poll_interval)
 
 
 async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:

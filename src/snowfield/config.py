@@ -68,6 +68,13 @@ SETTINGS: tuple[Setting, ...] = (
         "balance", 10_000, "Genesis balance of each dev account, in AVAX (10^18 wei).", "devnet"
     ),
     Setting("demo", False, "Generate demo traffic (tokens, NFTs, factories, reverts).", "devnet"),
+    Setting(
+        "l1",
+        None,
+        "Create at boot an L1 named NAME (subnet, custom-EVM chain from genesis.json or a "
+        "default, conversion with the devnet's validators); NAME[=genesis.json], repeatable.",
+        "devnet",
+    ),
     Setting("index-enabled", True, "Serve the index API at /ext/index/C/block.", "devnet"),
     Setting(
         "index-allow-incomplete", False, "Start even if the index would miss containers.", "devnet"
@@ -179,6 +186,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("poll-interval", 0.5, "Seconds between head checks while following.", "index"),
     Setting("follow", True, "Keep following the head after the backfill.", "index"),
     Setting("until", None, "Stop after this block (implies no follow).", "index"),
+    Setting(
+        "discover",
+        True,
+        "Also follow every EVM chain the node's P-Chain lists (L1s), each with its own "
+        "checkpoint; new ones are picked up while following.",
+        "index",
+    ),
+    Setting(
+        "chain-rpc", None, "JSON-RPC URL of one more EVM chain to follow (repeatable).", "index"
+    ),
     Setting(
         "metrics-port",
         None,
@@ -349,6 +366,7 @@ class NetworkSettings:
     validators: int = 5
     balance: int = 10_000
     demo: bool = False
+    l1: tuple[str, ...] | None = None
     index_enabled: bool = True
     index_allow_incomplete: bool = False
     pruning_enabled: bool = False
@@ -425,6 +443,8 @@ class IndexSettings:
     poll_interval: float = 0.5
     follow: bool = True
     until: int | None = None
+    discover: bool = True
+    chain_rpc: tuple[str, ...] | None = None
     metrics_port: int | None = None
     log_level: str = "info"
     log_format: str = "text"

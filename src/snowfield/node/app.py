@@ -98,8 +98,22 @@ def create_node_app(node: Node) -> ASGIApp:
         routes=routes, lifespan=lifespan, exception_handlers={404: _not_found_handler}
     )
     rpc_paths = _fast_paths(node.chains)
+    routed = len(node.chains)
+
+    def route_new_chains() -> None:
+        # Chains a CreateChainTx started after the app was built: their routes go first, so
+        # the unknown-chain refusals below do not shadow them.
+        nonlocal routed
+        late = ChainRegistry()
+        for chain in node.chains.since(routed):
+            late.register(chain)
+        routed = len(node.chains)
+        starlette.router.routes[:0] = [*_chain_routes(late, limit), *_index_routes(late, limit)]
+        rpc_paths.update(_fast_paths(late))
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if len(node.chains) != routed:
+            route_new_chains()
         # The EVM RPC is the hot path: served without the framework's per-request layers.
         if scope["type"] == "http" and scope["method"] == "POST" and _json_request(scope):
             dispatcher = rpc_paths.get(scope["path"])
@@ -143,9 +157,8 @@ def _fast_paths(chains: ChainRegistry) -> dict[str, Dispatcher]:
 
 def _index_routes(chains: ChainRegistry, limit: int) -> list[BaseRoute]:
     return [
-        _gorilla_route(f"/ext/index/{chain.alias}/{name}", index.service, limit)
+        _gorilla_route(f"/ext/index/{chain.label}/{name}", index.service, limit)
         for chain in chains
-        if chain.alias
         for name, index in chain.indexes.items()
     ]
 

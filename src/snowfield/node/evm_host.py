@@ -23,6 +23,8 @@ from snowfield.rpc.service import ServiceDispatcher
 
 # The coreth VM id (cb58 of "evm" padded to 32 bytes), as info.getVMs lists it.
 EVM_VM = Vm("mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6", "evm")
+# The custom EVM's (subnet-evm's) VM id: a CreateChainTx naming it starts an EVM chain here.
+CUSTOM_EVM_VM = Vm("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy", "subnet-evm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,7 @@ class EvmHosting:
     clock: NetworkClock
     aliases: tuple[str, ...] = ()
     short_forms: tuple[str, ...] = ()
+    vm: Vm = EVM_VM
 
 
 def host_evm_chain(
@@ -79,7 +82,7 @@ def host_evm_chain(
         alias=settings.alias,
         blockchain_id=hosting.blockchain_id,
         subnet_id=hosting.subnet_id,
-        vm=EVM_VM,
+        vm=hosting.vm,
         runtime=runtime,
         services={
             "rpc": EvmRpc(rpc),

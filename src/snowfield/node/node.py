@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import logging
 import shutil
 from dataclasses import asdict
 from pathlib import Path
@@ -12,16 +15,21 @@ from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation
 from snowfield.chains.platform.genesis import LocalStaker
+from snowfield.chains.platform.records import Blockchain
 from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
 from snowfield.crypto.staking import StakingIdentity
-from snowfield.formats.ids import NodeID
+from snowfield.errors import InvalidParams
+from snowfield.formats.ids import ID, NodeID
 from snowfield.formats.timefmt import format_rfc3339
-from snowfield.node.evm_host import EvmHosting, host_evm_chain
+from snowfield.node.evm_host import CUSTOM_EVM_VM, EVM_VM, EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import InfoService, NodeFacts, info_service
+from snowfield.node.l1_boot import PlatformWallet, create_l1
+from snowfield.node.l1_genesis import default_evm_genesis, parse_evm_genesis
 from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
+from snowfield.node.methods.chain_validators import ChainValidators, chain_validator_methods
 from snowfield.node.methods.cheats import cheat_methods
 from snowfield.node.methods.customevm import custom_evm_methods
 from snowfield.node.methods.debug import debug_methods
@@ -35,8 +43,15 @@ from snowfield.node.methods.simulate import simulate_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
-from snowfield.node.platform_host import PlatformHosting, host_platform_chain
-from snowfield.node.registry import ChainRegistry, EvmRpc, HostedChain, chain_dir
+from snowfield.node.platform_host import PlatformHosting, PlatformRuntime, host_platform_chain
+from snowfield.node.registry import (
+    ChainRegistry,
+    EvmRpc,
+    GorillaService,
+    HostedChain,
+    Vm,
+    chain_dir,
+)
 from snowfield.node.runtime import EvmRuntime
 from snowfield.node.storage import NodeStorage
 from snowfield.node.validators import ValidatorSet, devnet_validator_service, load_validators
@@ -44,7 +59,10 @@ from snowfield.node.x_host import host_x_context
 from snowfield.rpc.dispatch import Dispatcher, Limits, Method
 from snowfield.rpc.service import ServiceDispatcher
 
+log = logging.getLogger("snowfield.node")
 AVAX = 10**18
+# The EVM chain id of the first L1 `--l1 NAME` creates without a genesis; the next get +1, +2.
+DEFAULT_L1_CHAIN_ID = 99999
 VERSION = "snowfield/v0.1.0"
 
 
@@ -90,6 +108,12 @@ class Node:
             host_platform_chain(self._platform_hosting(), self.shared_memory, self._id_of)
         )
         self.register(host_x_context(self.ids))
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._starting: set[asyncio.Task[None]] = set()
+        # The custom-EVM chains the P-Chain created (replayed on restart), then each new one.
+        for blockchain in self.platform.chain.blockchains():
+            self._host_blockchain(blockchain)
+        self.platform.chain_listeners.append(self._on_new_blockchain)
 
     def _platform_hosting(self) -> PlatformHosting:
         data_dir = self.storage.data_dir
@@ -130,6 +154,91 @@ class Node:
                 return self.validators.uptime(validator), self.validators.running(validator)
         return 100.0, True
 
+    @property
+    def platform(self) -> PlatformRuntime:
+        runtime = self.chains["P"].runtime
+        assert isinstance(runtime, PlatformRuntime)
+        return runtime
+
+    def _host_blockchain(self, blockchain: Blockchain) -> HostedChain | None:
+        """Hosts a chain a CreateChainTx created, if its VM is the custom EVM."""
+        if str(blockchain.vm_id) != CUSTOM_EVM_VM.id:
+            return None
+        try:
+            genesis = parse_evm_genesis(blockchain.genesis_data)
+        except InvalidParams as exc:
+            # avalanchego logs the failure and leaves the chain unhosted; the P-Chain goes on.
+            log.error("chain %s not started: %s", blockchain.blockchain_id, exc)
+            return None
+        settings = dataclasses.replace(
+            self.settings.c_chain,
+            alias=None,
+            chain_id=genesis.chain_id,
+            gas_limit=genesis.gas_limit,
+            genesis_timestamp=genesis.timestamp,
+        )
+        hosted = self.host_evm(
+            settings,
+            str(blockchain.blockchain_id),
+            subnet_id=str(blockchain.subnet_id),
+            alloc=genesis.alloc,
+            vm=CUSTOM_EVM_VM,
+        )
+        validators = ChainValidators(
+            lambda: self.platform.chain, blockchain.subnet_id, self.validators, self.clock
+        )
+        validators_rpc = ServiceDispatcher(chain_validator_methods(validators))
+        services = {**hosted.services, "validators": GorillaService(validators_rpc)}
+        hosted = dataclasses.replace(hosted, services=services)
+        self.register(hosted)
+        return hosted
+
+    def ensure_l1(self, name: str, genesis: bytes | None = None) -> HostedChain:
+        """`--l1 NAME[=genesis.json]`: the custom-EVM chain named `name`, created with its subnet
+        and converted to an L1 of the devnet's validators unless the P-Chain already has it."""
+        custom = [c for c in self.platform.chain.blockchains() if str(c.vm_id) == CUSTOM_EVM_VM.id]
+        for blockchain in custom:
+            if blockchain.name == name:
+                return self.chains[str(blockchain.blockchain_id)]
+        if genesis is None:
+            funded = tuple(
+                Allocation(k.address, self.settings.balance * AVAX) for k in self._funded
+            )
+            chain_id = DEFAULT_L1_CHAIN_ID + len(custom)
+            genesis = default_evm_genesis(
+                chain_id, self.settings.gas_limit, int(self.clock()), funded
+            )
+        wallet = PlatformWallet(
+            self.platform,
+            self.settings.network_id,
+            ID.from_string(self.ids.avax_asset),
+            self.dev_keys[0].private_key,
+        )
+        created = create_l1(
+            wallet, name, ID.from_string(CUSTOM_EVM_VM.id), genesis, self.validators.validators
+        )
+        hosted = self.chains.get(str(created.blockchain_id))
+        if hosted is None:
+            raise InvalidParams(f"L1 {name}: its genesis was refused (see the log)")
+        return hosted
+
+    def _on_new_blockchain(self, blockchain: Blockchain) -> None:
+        hosted = self._host_blockchain(blockchain)
+        loop = self._loop
+        if hosted is None or loop is None:
+            return  # not started yet: `start` starts it with the others
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            # The P-Chain accepts blocks on the event loop: the chain starts beside.
+            task = loop.create_task(hosted.runtime.start())
+            self._starting.add(task)
+            task.add_done_callback(self._starting.discard)
+        else:
+            asyncio.run_coroutine_threadsafe(hosted.runtime.start(), loop).result(timeout=30)
+
     def _id_of(self, name: str) -> str | None:
         chain = self.chains.get(name)
         return chain.blockchain_id if chain else None
@@ -140,14 +249,20 @@ class Node:
         blockchain_id: str,
         aliases: tuple[str, ...] = (),
         short_forms: tuple[str, ...] = (),
+        *,
+        subnet_id: str | None = None,
+        alloc: tuple[Allocation, ...] | None = None,
+        vm: Vm = EVM_VM,
     ) -> HostedChain:
-        """An EVM chain of this network: the dev accounts funded, the node's request limits,
-        index rules and admin; `register` it to host it."""
+        """An EVM chain of this network: the dev accounts funded (unless `alloc` says), the
+        node's request limits, index rules and admin; `register` it to host it."""
         settings = self.settings
+        if alloc is None:
+            alloc = tuple(Allocation(k.address, settings.balance * AVAX) for k in self._funded)
         hosting = EvmHosting(
             blockchain_id=blockchain_id,
-            subnet_id=self.ids.primary_subnet,
-            alloc=tuple(Allocation(k.address, settings.balance * AVAX) for k in self._funded),
+            subnet_id=subnet_id or self.ids.primary_subnet,
+            alloc=alloc,
             client_version=VERSION,
             limits=Limits(
                 batch_items=settings.batch_request_limit, request_bytes=settings.max_request_bytes
@@ -159,6 +274,7 @@ class Node:
             clock=self.clock,
             aliases=aliases,
             short_forms=short_forms,
+            vm=vm,
         )
         return host_evm_chain(
             chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)
@@ -235,6 +351,7 @@ class Node:
     async def start(self) -> None:
         for chain in self.chains:
             await chain.runtime.start()
+        self._loop = asyncio.get_running_loop()
         await self.health.start()
 
     async def stop(self) -> None:

@@ -15,6 +15,7 @@ from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.evm.journal import Journal
 from snowfield.chains.platform.chain import PlatformChain, Uptime
 from snowfield.chains.platform.genesis import LocalStaker, local_config
+from snowfield.chains.platform.records import Blockchain
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.crypto.staking import StakingIdentity
 from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
@@ -78,6 +79,10 @@ class PlatformRuntime:
         self._timer: asyncio.Task[None] | None = None
         for record in journal.records():
             self._replay(record)
+        # Told of each blockchain a CreateChainTx adds once its block is accepted (the node
+        # starts the ones it hosts); the replayed ones are in `chain.blockchains()`.
+        self.chain_listeners: list[Callable[[Blockchain], None]] = []
+        self._known_chains = set(chain.state.blockchains)
 
     def _replay(self, record: bytes) -> None:
         accepted_ns, data, wrapped = decode_record(record)
@@ -130,6 +135,15 @@ class PlatformRuntime:
             )
             self.journal.append(encode_record(container))
             self.blocks.add(container)
+        if len(self.chain.state.blockchains) != len(self._known_chains):
+            self._announce_chains()
+
+    def _announce_chains(self) -> None:
+        for blockchain in self.chain.blockchains():
+            if blockchain.blockchain_id not in self._known_chains:
+                self._known_chains.add(blockchain.blockchain_id)
+                for listener in self.chain_listeners:
+                    listener(blockchain)
 
     def issue(self, tx: Tx) -> ID:
         tx_id = self.chain.issue_tx(tx, self.now())

@@ -108,6 +108,13 @@ class ChainRegistry:
     def __iter__(self) -> Iterator[HostedChain]:
         return iter(self._chains)
 
+    def __len__(self) -> int:
+        return len(self._chains)
+
+    def since(self, count: int) -> list[HostedChain]:
+        """The chains registered after the first `count` (the routes of late chains)."""
+        return self._chains[count:]
+
     def __getitem__(self, name: str) -> HostedChain:
         return self._by_name[name]
 
