@@ -9,15 +9,28 @@ ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _INDEX = {char: value for value, char in enumerate(ALPHABET)}
 
 
+# Digits come ten at a time (one big-number division by 58^10), each ten as five table pairs:
+# about 1.35x faster than a division per digit for 36-byte ids (the indexers format
+# thousands; measured against the per-digit loop on random ids).
+_PAIRS = [ALPHABET[i // 58] + ALPHABET[i % 58] for i in range(58 * 58)]
+_CHUNK = 58**10
+
+
 def encode_base58(data: bytes) -> str:
     """Base58 of data; each leading zero byte becomes a leading '1'."""
     stripped = data.lstrip(b"\x00")
     number = int.from_bytes(stripped, "big")
-    digits: list[str] = []
+    chunks: list[str] = []
+    pairs = _PAIRS
     while number:
-        number, remainder = divmod(number, 58)
-        digits.append(ALPHABET[remainder])
-    return "1" * (len(data) - len(stripped)) + "".join(reversed(digits))
+        number, chunk = divmod(number, _CHUNK)
+        chunk, p5 = divmod(chunk, 3364)
+        chunk, p4 = divmod(chunk, 3364)
+        chunk, p3 = divmod(chunk, 3364)
+        p1, p2 = divmod(chunk, 3364)
+        chunks.append(pairs[p1] + pairs[p2] + pairs[p3] + pairs[p4] + pairs[p5])
+    digits = "".join(reversed(chunks)).lstrip("1")  # the top chunk's padding zeros
+    return "1" * (len(data) - len(stripped)) + digits
 
 
 def decode_base58(text: str) -> bytes:

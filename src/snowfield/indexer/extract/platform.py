@@ -6,6 +6,7 @@ UTXOs `0..n-1`; a staking tx's stake outputs come after them (`n..`), locked unt
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator, Sequence
 
@@ -66,13 +67,29 @@ STAKING_TYPES = (
 
 
 class Addresses:
-    """Formats 20-byte short ids as the network's bech32 addresses (no chain prefix)."""
+    """Formats 20-byte short ids as the network's bech32 addresses (no chain prefix); the
+    same few addresses recur in every block, so each is formatted once."""
 
     def __init__(self, hrp: str) -> None:
         self.hrp = hrp
+        self._known: dict[bytes, str] = {}
 
     def of(self, ids: Sequence[object]) -> tuple[str, ...]:
-        return tuple(format_bech32(self.hrp, bytes(a.raw)) for a in ids)  # type: ignore[attr-defined]
+        return tuple(self._one(bytes(a.raw)) for a in ids)  # type: ignore[attr-defined]
+
+    def _one(self, raw: bytes) -> str:
+        text = self._known.get(raw)
+        if text is None:
+            if len(self._known) > 100_000:
+                self._known.clear()
+            text = self._known[raw] = format_bech32(self.hrp, raw)
+        return text
+
+
+@functools.lru_cache(maxsize=1024)
+def _name(id_: ID) -> str:
+    """cb58 of an id that recurs (assets, chains)."""
+    return str(id_)
 
 
 def container_block(container: bytes) -> tuple[bytes, int | None, object]:
@@ -135,7 +152,7 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
         for i, out in enumerate(base.outputs):
             rows.emitted.append(_utxo(tx_id, i, out, addresses, P_CHAIN_ID, P_CHAIN_ID))
         for spent in base.inputs:
-            rows.spends.append((tx_id, _spend(spent, str(P_CHAIN_ID))))
+            rows.spends.append((tx_id, _spend(spent, _name(P_CHAIN_ID))))
     if isinstance(unsigned, ImportTx):
         details["sourceChain"] = str(unsigned.source_chain)
         for spent in unsigned.imported_inputs:
@@ -402,15 +419,15 @@ def _utxo(
         str(utxo.id),
         tx_id,
         index,
-        str(out.asset_id),
+        _name(out.asset_id),
         inner.amt,
         addresses.of(owners.addresses),
         owners.threshold,
         owners.locktime,
         stakeable,
         staked is not None,
-        str(created_on),
-        str(consumed_on),
+        _name(created_on),
+        _name(consumed_on),
         "0x" + utxo.encode().hex(),
         start=staked[0] if staked else None,
         end=staked[1] if staked else None,
@@ -456,7 +473,7 @@ def _spend(spent: TransferableInput, source_chain: str) -> Spend:
         str(spent.utxo_id.input_id),
         str(spent.utxo_id.tx_id),
         spent.utxo_id.output_index,
-        str(spent.asset_id),
+        _name(spent.asset_id),
         amount,
         source_chain,
     )

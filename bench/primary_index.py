@@ -1,0 +1,137 @@
+"""Primary-network indexer throughput: `PrimaryIndexer.sync` of a devnet's P-Chain into SQLite
+against the raw fetch ceiling measured in the same run (the same `index.getContainerRange`
+batches, decoded from hex, nothing else).
+
+The chain: `--base-txs` BaseTxs and `--delegator-txs` AddPermissionlessDelegatorTxs issued to a
+`snowfield devnet` child process (built and signed as bench/platform.py does; one block each).
+Ceiling and indexer alternate for `--rounds` rounds (best of each), so drift on a noisy machine
+hits both alike. Target: the indexer at >= 70% of the ceiling. Loopback only; bounded.
+
+    python bench/primary_index.py [--rounds 3] [--base-txs 300] [--delegator-txs 100]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# bench/platform.py shadows the standard library's `platform` (which httpx and others import):
+# this folder must leave the import path first.
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import argparse
+import asyncio
+import importlib.util
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+from snowfield.formats.hexcheck import decode_hex
+from snowfield.indexer.primary import MAX_RANGE, PlatformSource, PrimaryIndexer
+from snowfield.rpc.client import RpcClient
+from snowfield.store.database import Database
+
+TARGET = 0.70
+BATCH = 256
+
+
+def _platform_bench() -> ModuleType:
+    """bench/platform.py (its name shadows the standard library's, so loaded by path)."""
+    path = Path(__file__).resolve().parent / "platform.py"
+    spec = importlib.util.spec_from_file_location("platform_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["platform_bench"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_chain(pb: ModuleType, base: str, base_txs: int, delegator_txs: int) -> int:
+    """Issues the txs (each one block); returns the number of containers in the index."""
+    from snowfield.formats.hexcheck import encode_hex
+    from snowfield.formats.ids import ID, NodeID
+    from snowfield.formats.platform.components import UTXO
+
+    p, c = pb.Connection(base + "/ext/bc/P"), pb.Connection(base + "/ext/bc/C/rpc")
+    network_id = int(pb.Connection(base + "/ext/info").call("info.getNetworkID", {})["networkID"])
+    asset = ID.from_string(p.call("platform.getStakingAssetID", {})["assetID"])
+    fees = p.call("platform.getFeeConfig", {})
+    state = p.call("platform.getFeeState", {})
+    utxos = p.call("platform.getUTXOs", {"addresses": [pb._p_address(network_id)]})["utxos"]
+    (utxo,) = [UTXO.decode(decode_hex(u)) for u in utxos]
+    chainer = pb.Chainer(network_id, asset, tuple(fees["weights"]), int(state["price"]), utxo)
+    target = p.call("platform.getCurrentValidators", {})["validators"][0]
+    end = min(int(target["endTime"]), int(time.time()) + 14 * 86_400)
+    txs = [
+        *pb.base_txs(chainer, base_txs),
+        *pb.delegator_txs(chainer, delegator_txs, NodeID.from_string(target["nodeID"]), end),
+    ]
+    for i in range(0, len(txs), 100):  # a capacity's worth, then let it refill
+        c.call("evm_increaseTime", [30])
+        for data in txs[i : i + 100]:
+            p.call("platform.issueTx", {"tx": encode_hex(data), "encoding": "hex"})
+    index = pb.Connection(base + "/ext/index/P/block")
+    last = int(index.call("index.getLastAccepted", {"encoding": "hex"})["index"])
+    for conn in (p, c, index):
+        conn.close()
+    return last + 1
+
+
+async def ceiling(base: str, count: int) -> float:
+    """Containers/s of fetching and hex-decoding the whole index, batch by batch."""
+    async with RpcClient(base + "/ext/index/P/block", timeout=60) as client:
+        started = time.perf_counter()
+        done = 0
+        while done < count:
+            got = await client.call_object(
+                "index.getContainerRange",
+                {"startIndex": done, "numToFetch": min(BATCH, MAX_RANGE), "encoding": "hex"},
+            )
+            items = got.get("containers") if isinstance(got, dict) else got
+            for item in items:
+                decode_hex(item["bytes"])
+            done += len(items)
+        return count / (time.perf_counter() - started)
+
+
+async def ours(base: str, count: int, work: Path) -> float:
+    """Containers/s of a full sync into a fresh SQLite file (genesis stakers included)."""
+    path = work / f"primary-{time.monotonic_ns()}.db"
+    db = Database(str(path))
+    db.migrate()
+    source = PlatformSource(base)
+    try:
+        started = time.perf_counter()
+        done = await PrimaryIndexer(db, source, batch_size=BATCH).sync()
+        elapsed = time.perf_counter() - started
+    finally:
+        await source.aclose()
+        db.close()
+    assert done == count, (done, count)
+    return count / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--base-txs", type=int, default=300)
+    parser.add_argument("--delegator-txs", type=int, default=100)
+    args = parser.parse_args()
+    pb = _platform_bench()
+    with pb.devnet() as base, tempfile.TemporaryDirectory() as work:
+        count = build_chain(pb, base, args.base_txs, args.delegator_txs)
+        best_ceiling = best_ours = 0.0
+        for _ in range(args.rounds):
+            best_ceiling = max(best_ceiling, asyncio.run(ceiling(base, count)))
+            best_ours = max(best_ours, asyncio.run(ours(base, count, Path(work))))
+    ratio = best_ours / best_ceiling
+    mark = "" if ratio >= TARGET else f"  below the {TARGET:.0%} target"
+    print(f"P-Chain containers: {count} (batches of {BATCH}); cores: {os.cpu_count()}")
+    print(f"{'raw fetch ceiling':<22}{best_ceiling:>10,.0f} containers/s")
+    print(f"{'snowfield indexer':<22}{best_ours:>10,.0f} containers/s  {ratio:.0%}{mark}")
+
+
+if __name__ == "__main__":
+    main()
