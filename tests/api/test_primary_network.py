@@ -214,6 +214,8 @@ def test_staking_filters_and_errors(indexed: tuple[RunningNode, str]) -> None:
         "AddPermissionlessDelegatorTx",
         "AddPermissionlessValidatorTx",
     }
+    ewoq = _pages(url, "transactions", {"addresses": _bech(EWOQ_KEY), "pageSize": 1})
+    assert len(ewoq) >= 2 and len({t["txHash"] for t in ewoq}) == len(ewoq)
     assert httpx.get(url, params={"txTypes": "Bogus"}).status_code == 400
     assert httpx.get(url, params={"addresses": "P-avax1bogus"}).status_code == 400
     wrong_network = httpx.get(
@@ -240,7 +242,7 @@ def test_pending_rewards(indexed: tuple[RunningNode, str]) -> None:
     mine = next(r for r in rewards if r["rewardType"] == "VALIDATOR")
     assert mine["estimatedReward"]["amount"] == validator["potentialReward"]
     assert mine["amountStaked"] == validator["weight"] and 0 <= mine["progress"] <= 100
-    key2 = _pages(url, "pendingRewards", {"addresses": _bech(KEY2)})
+    key2 = _pages(url, "pendingRewards", {"addresses": _bech(KEY2), "pageSize": 1})
     assert sorted(r["rewardType"] for r in key2) == ["DELEGATOR", "VALIDATOR_FEE"]
 
 

@@ -57,7 +57,9 @@ def _list(param: Param, raw: str) -> tuple[str, ...]:
     return items
 
 
-def _addresses(param: Param, raw: str) -> tuple[tuple[str, bytes], ...]:
+def _addresses(param: Param, raw: str) -> tuple[str, ...]:
+    """Bech32 addresses, normalized: no chain prefix, lower case (checked against the
+    network's HRP once the network is known)."""
     out = []
     for item in _list(param, raw):
         bare = item[2:] if item[:2] in ("P-", "X-") else item
@@ -67,7 +69,7 @@ def _addresses(param: Param, raw: str) -> tuple[tuple[str, bytes], ...]:
             raise InvalidParams(f"{param.name}: {item} is not a valid address") from None
         if len(payload) != 20:
             raise InvalidParams(f"{param.name}: {item} is not a valid address")
-        out.append((hrp, payload))
+        out.append(format_bech32(hrp, payload))
     return tuple(out)
 
 
@@ -137,12 +139,10 @@ def _bech32(ctx: Context, net: PrimaryNetwork) -> list[str] | None:
     given = ctx.args.get("addresses")
     if given is None:
         return None
-    out = []
-    for hrp, payload in given:
-        if hrp != net.hrp:
+    for address in given:
+        if not address.startswith(net.hrp + "1"):
             raise InvalidParams(f"addresses must be addresses of this network ({net.hrp}1...)")
-        out.append(format_bech32(hrp, payload))
-    return out
+    return list(given)
 
 
 def _asset(net: PrimaryNetwork, asset_id: str, amount: int | str) -> Json:

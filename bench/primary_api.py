@@ -1,0 +1,241 @@
+"""Data API, operation 11 (active staking txs of some addresses): throughput and latency.
+
+1. Throughput: requests/s of `GET /v1/networks/fuji/blockchains/p-chain/transactions:listStaking
+   ?addresses=<one>&pageSize=10` served by `create_data_app` under uvicorn, against a Starlette
+   hello world answering the same bytes (captured first) under the same settings; bench/api.py's
+   load generator. Target: >= 40%.
+2. Latency: p50/p99 of sequential requests (first pages and later pages through nextPageToken,
+   spread over 200 addresses) against two stores of synthetic staking txs, `--sizes` (default
+   10k and 500k), written with the store's own `write_blocks`. Target: p99 large/small <= 1.2.
+
+Stores are cached under .bench/primary-api/ by size and schema digest. Servers are child
+processes pinned to CPU 0; loopback only; bounded in count and time.
+
+    python bench/primary_api.py [--sizes 10000 500000] [--duration 8]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]  # bench/platform.py would shadow the standard library's `platform`
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import importlib.util
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import orjson
+import uvicorn
+import uvloop
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from snowfield.api.app import create_data_app
+from snowfield.api.gate import RatePolicy
+from snowfield.api.ratelimit import MemoryLimiter
+from snowfield.formats.bech32 import format_bech32
+from snowfield.store import primary
+from snowfield.store.database import Database
+from snowfield.store.primary_rows import BlockRows, StakerRow, TxRow, UtxoRow
+from snowfield.store.schema import TABLES
+from snowfield.supervisor import terminate
+from snowfield.testing import free_port
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE.parent / ".bench" / "primary-api"
+PCHAIN = "11111111111111111111111111111111LpoYY"
+AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"
+ROUTE = "/v1/networks/{network}/blockchains/{blockchainId}/transactions:listStaking"
+ADDRESSES = 200  # the queried addresses, each with the same txs in every store
+PER_ADDRESS = 50
+TX_PER_BLOCK = 500
+START = 1_800_000_000
+TARGET_RATE, TARGET_FLAT = 0.40, 1.2
+
+
+def _api_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("api_bench", HERE / "api.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["api_bench"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _address(n: int) -> str:
+    return format_bech32("local", hashlib.sha256(b"addr %d" % n).digest()[:20])
+
+
+def _id(kind: str, n: int) -> str:
+    from snowfield.formats.cb58 import encode_cb58
+
+    return encode_cb58(hashlib.sha256(b"%s %d" % (kind.encode(), n)).digest())
+
+
+def _block(height: int, first: int, count: int, size: int) -> BlockRows:
+    rows = BlockRows(height, _id("block", height), _id("block", height - 1), START + height)
+    for i in range(first, first + count):
+        # The first ADDRESSES * PER_ADDRESS txs belong to the queried addresses (so every store
+        # holds the same answer); the rest to addresses of their own.
+        owner = _address(i % ADDRESSES if i < ADDRESSES * PER_ADDRESS else 10_000 + i)
+        tx = _id("tx", i)
+        details = {"nodeId": f"NodeID-{i}", "subnetId": PCHAIN, "startTimestamp": START,
+                   "endTimestamp": START + 10**8, "rewardAddresses": [owner]}  # fmt: skip
+        rows.txs.append(TxRow(tx, "AddPermissionlessDelegatorTx", i - first, "", details,
+                              (owner,), 0))  # fmt: skip
+        rows.emitted.append(UtxoRow(_id("utxo", i), tx, 0, AVAX, 25 * 10**9, (owner,), 1, 0,
+                                    None, True, PCHAIN, PCHAIN, "0x00", None, START,
+                                    START + 10**8))  # fmt: skip
+        end = START + 10**8
+        rows.stakers.append(StakerRow(tx, "DELEGATOR", f"NodeID-{i}", PCHAIN, START, end,
+                                      25 * 10**9, (owner,), (owner,), None))  # fmt: skip
+    return rows
+
+
+def store(size: int) -> Path:
+    digest = hashlib.sha256("".join(TABLES).encode()).hexdigest()[:10]
+    path = CACHE / f"staking-{size}-{digest}.db"
+    if path.exists():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    db = Database(str(partial))
+    db.migrate()
+    primary.record_network(db, primary.PrimaryNetwork(PCHAIN, 12345, "local", None, None, AVAX))
+    started = time.monotonic()
+    for height, first in enumerate(range(0, size, TX_PER_BLOCK), 1):
+        count = min(TX_PER_BLOCK, size - first)
+        primary.write_blocks(db, PCHAIN, [_block(height, first, count, size)], height)
+        if time.monotonic() - started > 900:
+            raise RuntimeError("building the store took over 15 minutes")
+    primary.record_chain_time(db, PCHAIN, START + 1000)
+    db.close()
+    partial.rename(path)
+    return path
+
+
+def path_of(address: str, token: str | None = None) -> str:
+    base = (
+        "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking"
+        f"?addresses={address}&pageSize=10"
+    )
+    return base if token is None else f"{base}&pageToken={urllib.parse.quote(token)}"
+
+
+def serve(kind: str, target: str, port: int) -> None:
+    if kind == "data":
+        db = Database(target)
+        unlimited = RatePolicy(anonymous=10**12, keyed=10**12)
+        app = create_data_app(db, policy=unlimited, limiter=MemoryLimiter())
+    else:
+        body = Path(target).read_bytes()
+
+        async def hello(request: Request) -> Response:
+            return Response(body, media_type="application/json")
+
+        app = Starlette(routes=[Route(ROUTE, hello, methods=["GET"])])
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(uvicorn.Server(config).serve())
+
+
+@contextlib.contextmanager
+def server(ab: ModuleType, kind: str, target: Path, probe: str) -> Iterator[int]:
+    port = free_port()
+    cmd = [sys.executable, __file__, "--serve", kind, str(target), "--port", str(port)]
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=log, preexec_fn=lambda: ab.pin({0})
+        )
+        try:
+            ab.wait_ready(proc, port, probe)
+            yield port
+        except BaseException:
+            log.seek(0)
+            sys.stderr.write(log.read().decode(errors="replace")[-4000:])
+            raise
+        finally:
+            terminate(proc)
+
+
+def latencies(ab: ModuleType, port: int) -> list[float]:
+    """Seconds per request: each address's first page and the pages after it."""
+    client = ab.Client(port)
+    out: list[float] = []
+    try:
+        for n in range(ADDRESSES):
+            token = None
+            for _ in range(PER_ADDRESS // 10):
+                started = time.perf_counter()
+                status, body = client.get(path_of(_address(n), token))
+                out.append(time.perf_counter() - started)
+                assert status == 200, body[:200]
+                token = orjson.loads(body).get("nextPageToken")
+                if not token:
+                    break
+    finally:
+        client.close()
+    return out
+
+
+def p99(values: list[float]) -> float:
+    return statistics.quantiles(values, n=100)[98]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs=2, default=[10_000, 500_000])
+    parser.add_argument("--duration", type=float, default=8.0)
+    parser.add_argument("--serve", nargs=2)
+    parser.add_argument("--port", type=int)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve[0], args.serve[1], args.port)
+        return
+    ab = _api_bench()
+    small, large = (store(size) for size in args.sizes)
+    probe = path_of(_address(0))
+    samples = {}
+    for size, path in zip(args.sizes, (small, large), strict=True):
+        with server(ab, "data", path, probe) as port:
+            samples[size] = latencies(ab, port)
+            if size == args.sizes[0]:
+                client = ab.Client(port)
+                _, body = client.get(probe)
+                client.close()
+                ours = ab.python_load(port, probe, args.duration)
+    with tempfile.NamedTemporaryFile(suffix=".json") as captured:
+        captured.write(body)
+        captured.flush()
+        with server(ab, "hello", Path(captured.name), probe) as port:
+            base = ab.python_load(port, probe, args.duration)
+    ratio = ours.per_second / base.per_second
+    print(f"operation 11, {os.cpu_count()} cores, servers pinned to CPU 0")
+    mark = "" if ratio >= TARGET_RATE else f"  below the {TARGET_RATE:.0%} target"
+    print(f"throughput: {ours.per_second:,.0f} req/s vs hello world {base.per_second:,.0f}"
+          f" = {ratio:.0%}{mark}")  # fmt: skip
+    for size, values in samples.items():
+        print(f"{size:>9,} staking txs: p50 {statistics.median(values) * 1e3:.2f} ms,"
+              f" p99 {p99(values) * 1e3:.2f} ms ({len(values)} requests)")  # fmt: skip
+    flat = p99(samples[args.sizes[1]]) / p99(samples[args.sizes[0]])
+    mark = "" if flat <= TARGET_FLAT else f"  above the {TARGET_FLAT}x target"
+    print(f"p99 large/small: {flat:.2f}x{mark}")
+
+
+if __name__ == "__main__":
+    main()
