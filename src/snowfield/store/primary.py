@@ -167,6 +167,7 @@ def _write_txs(w: Writer, pchain: str, b: BlockRows) -> None:
     _insert_utxos(w, pchain, b.emitted, b.height, b.timestamp)
     for consumer, spend in b.spends:
         _consume(w, pchain, consumer, spend, b)
+    position = {t.tx_id: (b.timestamp, b.height, t.tx_index) for t in b.txs}
     links = {(a, t.tx_id) for t in b.txs for a in t.addresses}
     for consumer, _ in b.spends:
         for (addresses,) in w.query(
@@ -175,9 +176,9 @@ def _write_txs(w: Writer, pchain: str, b: BlockRows) -> None:
         ):
             links.update((a, consumer) for a in _split(addresses))
     w.executemany(
-        "INSERT INTO p_tx_addresses (pchain, address, tx_id) VALUES (?, ?, ?)"
-        " ON CONFLICT (pchain, address, tx_id) DO NOTHING",
-        [(pchain, a, tx) for a, tx in sorted(links)],
+        "INSERT INTO p_tx_addresses (pchain, address, tx_id, timestamp, height, tx_index)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, address, tx_id) DO NOTHING",
+        [(pchain, a, tx, *position[tx]) for a, tx in sorted(links)],
     )
     _write_stakers(w, pchain, b)
     _write_subnets(w, pchain, b)

@@ -162,32 +162,52 @@ def active_staking(
     types = [t for t in (tx_types or STAKING_TX_TYPES) if t in STAKING_TX_TYPES]
     if not types:
         return Page([], None)
-    sql = [
-        "SELECT t.tx_id, t.height, t.tx_index, t.block_id, t.timestamp, t.tx_type, t.memo,"
-        " t.details, s.potential_reward, s.ended_tx FROM p_txs t JOIN p_stakers s"
-        " ON s.pchain = t.pchain AND s.tx_id = t.tx_id"
-        " WHERE t.pchain = ? AND s.ended_tx IS NULL AND s.end_time > ?"
+    op = "<" if desc else ">"
+    order = "DESC" if desc else "ASC"
+    columns = (
+        "t.tx_id, t.height, t.tx_index, t.block_id, t.timestamp, t.tx_type, t.memo, t.details,"
+        " s.potential_reward, s.ended_tx"
+    )
+    active = (
+        " JOIN p_stakers s ON s.pchain = t.pchain AND s.tx_id = t.tx_id"
+        " WHERE s.ended_tx IS NULL AND s.end_time > ?"
         f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
-    ]
-    params: list[Any] = [pchain, now, *types]
+    )
+    params: list[Any] = []
     if addresses:
-        sql.append(
-            " AND t.tx_id IN (SELECT tx_id FROM p_tx_addresses WHERE pchain = ?"
-            f" AND address IN ({', '.join('?' for _ in addresses)}))"
-        )
-        params += [pchain, *addresses]
+        # One index range of p_tx_addresses per address: the cost of a page does not grow
+        # with the store.
+        # CROSS JOIN: SQLite keeps this join order (the address's index range first), where
+        # its planner would walk every tx by time; the position columns are selected so that
+        # DISTINCT may order by them on PostgreSQL too.
+        sql = [
+            f"SELECT DISTINCT {columns}, a.timestamp, a.height, a.tx_index"
+            " FROM p_tx_addresses a CROSS JOIN p_txs t CROSS JOIN p_stakers s"
+            " WHERE t.pchain = a.pchain AND t.tx_id = a.tx_id"
+            " AND s.pchain = t.pchain AND s.tx_id = t.tx_id"
+            " AND s.ended_tx IS NULL AND s.end_time > ?"
+            f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
+            f" AND a.pchain = ? AND a.address IN ({', '.join('?' for _ in addresses)})",
+        ]
+        params += [now, *types, pchain, *addresses]
+        alias = "a"
+    else:
+        sql = [f"SELECT {columns} FROM p_txs t" + active, " AND t.pchain = ?"]
+        params += [now, *types, pchain]
+        alias = "t"
     if start is not None:
-        sql.append(" AND t.timestamp >= ?")
+        sql.append(f" AND {alias}.timestamp >= ?")
         params.append(start)
     if end is not None:
-        sql.append(" AND t.timestamp <= ?")
+        sql.append(f" AND {alias}.timestamp <= ?")
         params.append(end)
-    op = "<" if desc else ">"
     if after is not None:
-        sql.append(f" AND (t.timestamp, t.height, t.tx_index) {op} (?, ?, ?)")
+        sql.append(f" AND ({alias}.timestamp, {alias}.height, {alias}.tx_index) {op} (?, ?, ?)")
         params += list(after)
-    order = "DESC" if desc else "ASC"
-    sql.append(f" ORDER BY t.timestamp {order}, t.height {order}, t.tx_index {order} LIMIT ?")
+    sql.append(
+        f" ORDER BY {alias}.timestamp {order}, {alias}.height {order},"
+        f" {alias}.tx_index {order} LIMIT ?"
+    )
     params.append(limit + 1)
     rows = [
         PTx(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8], r[9])
@@ -226,12 +246,13 @@ def utxos_of(
     ):
         utxo = _utxo(row)
         emitted[utxo.tx_id].append(utxo)
-    for row in db.query(
-        f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ? AND consuming_tx IN ({marks})"
-        " ORDER BY tx_id, output_index",
+    # Sorted here: an ORDER BY tx_id makes SQLite walk p_utxos_by_tx instead of the consumer
+    # index (every UTXO of the chain for a page).
+    rows = db.query(
+        f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ? AND consuming_tx IN ({marks})",
         [pchain, *tx_ids],
-    ):
-        utxo = _utxo(row)
+    )
+    for utxo in sorted(map(_utxo, rows), key=lambda u: (u.tx_id, u.output_index)):
         assert utxo.consuming_tx is not None
         consumed[utxo.consuming_tx].append(utxo)
     return emitted, consumed

@@ -45,12 +45,18 @@ PRIMARY_TABLES: tuple[str, ...] = (
         details TEXT NOT NULL,
         PRIMARY KEY (pchain, tx_id))""",
     "CREATE INDEX IF NOT EXISTS p_txs_by_time ON p_txs (pchain, timestamp, height, tx_index)",
-    # Every address a tx names (outputs, reward owners, owners of the UTXOs it consumes).
+    # Every address a tx names (outputs, reward owners, owners of the UTXOs it consumes), with
+    # the tx's position so that a page of one address is one index range.
     """CREATE TABLE IF NOT EXISTS p_tx_addresses (
         pchain TEXT NOT NULL,
         address TEXT NOT NULL,
         tx_id TEXT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        height BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
         PRIMARY KEY (pchain, address, tx_id))""",
+    "CREATE INDEX IF NOT EXISTS p_tx_addresses_by_time"
+    " ON p_tx_addresses (pchain, address, timestamp, height, tx_index)",
     # UTXOs emitted (or consumed from genesis / another chain), with their consumption.
     """CREATE TABLE IF NOT EXISTS p_utxos (
         pchain TEXT NOT NULL,
