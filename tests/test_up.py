@@ -22,6 +22,25 @@ def address_of(secret: bytes) -> ShortID:
     return ShortID.from_public_key(public_key_of(secret))
 
 
+def _primary_network(api: int, deadline: float) -> dict[str, list[dict[str, object]]]:
+    """Operations 11-13 once the primary-network indexer has the demo's subnet chain."""
+    base = f"http://127.0.0.1:{api}/v1/networks/fuji"
+    found: dict[str, list[dict[str, object]]] = {"staking": [], "pending": [], "subnets": []}
+    while time.monotonic() < deadline:
+        subnets = httpx.get(f"{base}/subnets", timeout=5)
+        if subnets.status_code == 200 and any(s["blockchains"] for s in subnets.json()["subnets"]):
+            found["subnets"] = subnets.json()["subnets"]
+            break
+        time.sleep(0.5)
+    staking = httpx.get(f"{base}/blockchains/p-chain/transactions:listStaking", timeout=5).json()
+    found["staking"] = staking["transactions"]
+    node_ids = ",".join(sorted({str(t["nodeId"]) for t in found["staking"]}))
+    if node_ids:
+        pending = httpx.get(f"{base}/rewards:listPending", params={"nodeIds": node_ids}, timeout=5)
+        found["pending"] = pending.json()["pendingRewards"]
+    return found
+
+
 def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
     node, api, metrics = free_port(), free_port(), free_port()
     proc = subprocess.Popen(
@@ -79,6 +98,12 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
             timeout=5,
         ).json()["results"]
         assert sum(point["value"] for point in series) > 0, series
+        primary = _primary_network(api, deadline)
+        assert primary["staking"], "operation 11 lists the demo's stakers"
+        assert primary["pending"], "operation 12 lists their pending rewards"
+        assert "demochain" in [
+            c["blockchainName"] for s in primary["subnets"] for c in s["blockchains"]
+        ]
         page = httpx.get(f"http://127.0.0.1:{api}/", timeout=5)
         assert page.status_code == 200 and "snowfield explorer" in page.text
         config = httpx.get(f"http://127.0.0.1:{api}/explorer/config.json", timeout=5).json()

@@ -22,8 +22,9 @@ from snowfield.formats.platform.blocks import decode_block
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import parse_rfc3339
 from snowfield.indexer.extract.platform import Addresses, extract, genesis_rows, reward_utxo
+from snowfield.indexer.extract.vertices import vertex_row
 from snowfield.rpc.client import RpcClient, RpcError
-from snowfield.store import primary, primary_queries
+from snowfield.store import primary, primary_queries, vertices
 from snowfield.store.database import Database
 from snowfield.store.primary_rows import BlockRows, StakerRow, UtxoRow
 
@@ -43,18 +44,65 @@ class Container:
     timestamp_ns: int
 
 
+class IndexClient:
+    """One index of the node's index API (`/ext/index/<chain>/<kind>`)."""
+
+    def __init__(self, url: str, *, timeout: float = 30.0) -> None:
+        self.client = RpcClient(url, timeout=timeout, retries=2)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    async def last_index(self) -> int:
+        """The index of the last accepted container; -1 while there is none."""
+        try:
+            got = await self.client.call_object("index.getLastAccepted", {"encoding": "hex"})
+        except RpcError as err:
+            if "no containers" in err.message.lower():
+                return -1
+            raise
+        return int(got["index"])
+
+    async def containers(self, start: int, count: int) -> list[Container]:
+        got = await self.client.call_object(
+            "index.getContainerRange",
+            {"startIndex": start, "numToFetch": min(count, MAX_RANGE), "encoding": "hex"},
+        )
+        # The spec's index answers an array; avalanchego wraps it as {"containers": [...]}.
+        items = got.get("containers") if isinstance(got, dict) else got
+        return [
+            Container(
+                int(c["index"]),
+                str(c["id"]),
+                decode_hex(str(c["bytes"])),
+                _nanos(str(c.get("timestamp", ""))),
+            )
+            for c in items or ()
+        ]
+
+
 class PlatformSource:
-    """The node's P-Chain: its index, its reward UTXOs and its current stakers."""
+    """The node's P-Chain (its index, reward UTXOs and current stakers) and the X-Chain's
+    vertex index."""
 
     def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
         base = base_url.rstrip("/")
-        self.index = RpcClient(f"{base}/ext/index/P/block", timeout=timeout, retries=2)
+        self.blocks = IndexClient(f"{base}/ext/index/P/block", timeout=timeout)
+        self.vertices = IndexClient(f"{base}/ext/index/X/vtx", timeout=timeout)
         self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
         self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
 
     async def aclose(self) -> None:
-        for client in (self.index, self.platform, self.info):
+        await self.blocks.aclose()
+        await self.vertices.aclose()
+        for client in (self.platform, self.info):
             await client.aclose()
+
+    async def last_index(self) -> int:
+        return await self.blocks.last_index()
+
+    async def containers(self, start: int, count: int) -> list[Container]:
+        return await self.blocks.containers(start, count)
 
     async def network(self) -> primary.PrimaryNetwork:
         network_id = int((await self.info.call_object("info.getNetworkID"))["networkID"])
@@ -74,33 +122,6 @@ class PlatformSource:
             ids[1] or None,
             str(asset["assetID"]),
         )
-
-    async def last_index(self) -> int:
-        """The index of the last accepted container; -1 while there is none."""
-        try:
-            got = await self.index.call_object("index.getLastAccepted", {"encoding": "hex"})
-        except RpcError as err:
-            if "no containers" in err.message.lower():
-                return -1
-            raise
-        return int(got["index"])
-
-    async def containers(self, start: int, count: int) -> list[Container]:
-        got = await self.index.call_object(
-            "index.getContainerRange",
-            {"startIndex": start, "numToFetch": min(count, MAX_RANGE), "encoding": "hex"},
-        )
-        # The spec's index answers an array; avalanchego wraps it as {"containers": [...]}.
-        items = got.get("containers") if isinstance(got, dict) else got
-        return [
-            Container(
-                int(c["index"]),
-                str(c["id"]),
-                decode_hex(str(c["bytes"])),
-                _nanos(str(c.get("timestamp", ""))),
-            )
-            for c in items or ()
-        ]
 
     async def reward_utxos(self, tx_id: str) -> list[bytes]:
         """The reward UTXOs a staker was paid (none when the node does not serve them)."""
@@ -186,7 +207,26 @@ class PrimaryIndexer:
             await self._genesis(net.pchain)
         now = await self.source.chain_time()
         await asyncio.to_thread(primary.record_chain_time, self.db, net.pchain, now)
+        if net.xchain is not None:
+            await self._sync_vertices(net.xchain)
         return start
+
+    async def _sync_vertices(self, xchain: str) -> None:
+        """The X-Chain's vertices (its DAG history, read-only after linearization); a node
+        that serves no vertex index has none to give."""
+        try:
+            last = await self.source.vertices.last_index()
+        except (RpcError, Unavailable) as err:
+            log.debug("no X-Chain vertex index: %s", err)
+            return
+        start = await asyncio.to_thread(vertices.next_index, self.db, xchain)
+        while start <= last:
+            batch = await self.source.vertices.containers(start, self.batch_size)
+            if not batch:
+                break
+            rows = [vertex_row(c.index, c.id, c.data, c.timestamp_ns) for c in batch]
+            start = batch[-1].index + 1
+            await asyncio.to_thread(vertices.write_vertices, self.db, xchain, rows, start)
 
     async def _genesis(self, pchain: str) -> None:
         """The genesis stakers: their txs live in the genesis state, not in any block; the
