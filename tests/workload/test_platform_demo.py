@@ -4,6 +4,7 @@ chain, converts the subnet to an L1 and moves time so the rewards are paid."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -95,3 +96,29 @@ def test_platform_demo_runs_every_flow_and_pays_rewards() -> None:
         assert status == {"status": "Validating"}
         total = _p(devnet.base, "platform.getTotalStake", {"subnetID": report.subnet_id})
         assert total == {"stake": "100", "weight": "100"}  # the L1 validator's weight
+
+
+def test_every_demo_flow_replays_after_a_restart(tmp_path: Path) -> None:
+    reads = (
+        ("platform.getHeight", {}),
+        ("platform.getCurrentValidators", {}),
+        ("platform.getSubnets", {}),
+        ("platform.getBlockchains", {}),
+        ("platform.getCurrentSupply", {}),
+    )
+    with serve_devnet(validators=2, data_dir=tmp_path) as devnet:
+        secret = demo_secret([k.private_key for k in devnet.node.dev_keys])
+        report = asyncio.run(run_platform_demo(devnet.base, secret, lambda _: None))
+        validation = str(initial_validation_id(ID.from_string(report.subnet_id), 0))
+        before = [_p(devnet.base, m, params) for m, params in reads]
+        l1_before = _p(devnet.base, "platform.getL1Validator", {"validationID": validation})
+        last = devnet.node.chains["P"].runtime.chain.last_accepted_id
+    with serve_devnet(validators=2, data_dir=tmp_path) as again:
+        chain = again.node.chains["P"].runtime.chain
+        assert chain.last_accepted_id == last  # the same blocks, byte for byte
+        assert [_p(again.base, m, params) for m, params in reads] == before
+        l1_after = _p(again.base, "platform.getL1Validator", {"validationID": validation})
+        assert l1_after["balance"] == l1_before["balance"]
+        for tx_id in report.txs.values():
+            status = _p(again.base, "platform.getTxStatus", {"txID": tx_id})
+            assert status == {"status": "Committed"}
