@@ -56,8 +56,9 @@ def test_platform_demo_runs_every_flow_and_pays_rewards() -> None:
             ]
         )
         config = LOCAL_PARAMS.staking.rewards  # the formula, with the supply each stake saw
-        validator = rewards.calculate(config, 86_400 + 600, VALIDATOR_STAKE, supply)
-        delegator = rewards.calculate(config, 86_400 + 300, DELEGATOR_STAKE, supply + validator)
+        (v_start, v_end), (d_start, d_end) = report.periods.values()
+        validator = rewards.calculate(config, v_end - v_start, VALIDATOR_STAKE, supply)
+        delegator = rewards.calculate(config, d_end - d_start, DELEGATOR_STAKE, supply + validator)
         assert paid == validator + delegator > 0  # the delegation's split goes to this owner too
         assert any("rewards paid" in line for line in lines)
         reward_utxos = [
