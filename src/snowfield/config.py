@@ -67,7 +67,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "balance", 10_000, "Genesis balance of each dev account, in AVAX (10^18 wei).", "devnet"
     ),
-    Setting("demo", False, "Generate demo traffic (tokens, NFTs, factories, reverts).", "devnet"),
+    Setting(
+        "demo",
+        False,
+        "Generate demo traffic (tokens, NFTs, factories, reverts; P-Chain staking, subnet, L1).",
+        "devnet",
+    ),
     Setting(
         "l1",
         None,

@@ -179,6 +179,13 @@ def test_stake_out_of_bounds(devnet: RunningNode) -> None:
 
     wallet = Wallet(chain)
     refused(devnet, wallet.build(delegate(AVAX), AVAX), "weight of this delegator is too low")
+    too_much = 3_000_001 * AVAX  # above the maximum stake; ewoq holds 20M
+    refused(
+        devnet, validator_tx(chain, NEW_NODE, too_much), "weight of this validator is too large"
+    )
+    # a validator may carry at most 5x its own stake in delegations (and 3M AVAX in all)
+    over = genesis.weight * 4 + AVAX  # 2M + 8M + 1: over both limits
+    refused(devnet, wallet.build(delegate(over), over), "validator would be over delegated")
 
 
 def test_unknown_subnet(devnet: RunningNode) -> None:

@@ -162,6 +162,11 @@ def test_avalanche_sdk_flows(devnet: RunningNode) -> None:
     check_common(devnet, result, args)
     assert result["recipient"] == str(BASE_AMOUNT)
     assert result["validators"] == [{"weight": str(VALIDATOR_WEIGHT), "delegatorCount": "1"}]
+    # ewoq's stake: the genesis validators' and this run's validator and delegator
+    assert int(result["staked"]) >= VALIDATOR_WEIGHT + DELEGATOR_WEIGHT
+    assert result["stakedOutputs"] >= 2
+    assert result["subnet"] == {"isPermissioned": False, "managerChainID": result["chainID"]}
+    assert result["status"] == "Created"
     one = p_call(devnet, "platform.getCurrentValidators", {"nodeIDs": [args["nodeId"]]})
     assert [v["nodeID"] for v in one["validators"]] == [args["nodeId"]]  # the nodeIDs filter
     (subnet,) = result["subnets"]

@@ -4,13 +4,16 @@ chain, converts the subnet to an L1 and moves time so the rewards are paid."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from snowfield.chains.platform import rewards
 from snowfield.chains.platform.config import LOCAL_PARAMS
+from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ID
+from snowfield.formats.platform.components import UTXO
 from snowfield.formats.platform.l1_txs import initial_validation_id
 from snowfield.testing import serve_devnet
 from snowfield.workload.platform_demo import (
@@ -53,10 +56,23 @@ def test_platform_demo_runs_every_flow_and_pays_rewards() -> None:
             ]
         )
         config = LOCAL_PARAMS.staking.rewards  # the formula, with the supply each stake saw
-        validator = rewards.calculate(config, 86_400 + 600, VALIDATOR_STAKE, supply)
-        delegator = rewards.calculate(config, 86_400 + 300, DELEGATOR_STAKE, supply + validator)
+        (v_start, v_end), (d_start, d_end) = report.periods.values()
+        validator = rewards.calculate(config, v_end - v_start, VALIDATOR_STAKE, supply)
+        delegator = rewards.calculate(config, d_end - d_start, DELEGATOR_STAKE, supply + validator)
         assert paid == validator + delegator > 0  # the delegation's split goes to this owner too
         assert any("rewards paid" in line for line in lines)
+        reward_utxos = [
+            _p(devnet.base, "platform.getRewardUTXOs", {"txID": report.txs[name]})
+            for name in ("addValidator", "addDelegator")
+        ]
+        amounts = [
+            UTXO.decode(decode_hex(text)).output.amount  # type: ignore[attr-defined]
+            for reply in reward_utxos
+            for text in reply["utxos"]
+        ]
+        assert sum(amounts) == paid and reward_utxos[0]["encoding"] == "hex"
+        stake = _p(devnet.base, "platform.getStake", {"addresses": [report.rewards_address]})
+        assert stake["staked"] == "0" and stake["stakedOutputs"] == []  # the stakers are gone
         # the subnet has its chain and is an L1 with the demo's validator
         chains = _p(devnet.base, "platform.getBlockchains")["blockchains"]
         assert {"id": report.chain_id, "name": "demochain"}.items() <= next(
@@ -65,3 +81,45 @@ def test_platform_demo_runs_every_flow_and_pays_rewards() -> None:
         validation = initial_validation_id(ID.from_string(report.subnet_id), 0)
         l1 = _p(devnet.base, "platform.getL1Validator", {"validationID": str(validation)})
         assert l1["subnetID"] == report.subnet_id
+        subnet = _p(devnet.base, "platform.getSubnet", {"subnetID": report.subnet_id})
+        assert subnet["isPermissioned"] is False
+        assert subnet["managerChainID"] == report.chain_id
+        assert subnet["managerAddress"] == "0x" + "00" * 20
+        assert _p(devnet.base, "platform.validates", {"subnetID": report.subnet_id}) == {
+            "blockchainIDs": [report.chain_id]
+        }
+        assert _p(devnet.base, "platform.validatedBy", {"blockchainID": report.chain_id}) == {
+            "subnetID": report.subnet_id
+        }
+        status = _p(devnet.base, "platform.getBlockchainStatus", {"blockchainID": report.chain_id})
+        assert status == {"status": "Created"}  # on the P-Chain, not run by this node
+        status = _p(devnet.base, "platform.getBlockchainStatus", {"blockchainID": "C"})
+        assert status == {"status": "Validating"}
+        total = _p(devnet.base, "platform.getTotalStake", {"subnetID": report.subnet_id})
+        assert total == {"stake": "100", "weight": "100"}  # the L1 validator's weight
+
+
+def test_every_demo_flow_replays_after_a_restart(tmp_path: Path) -> None:
+    reads = (
+        ("platform.getHeight", {}),
+        ("platform.getCurrentValidators", {}),
+        ("platform.getSubnets", {}),
+        ("platform.getBlockchains", {}),
+        ("platform.getCurrentSupply", {}),
+    )
+    with serve_devnet(validators=2, data_dir=tmp_path) as devnet:
+        secret = demo_secret([k.private_key for k in devnet.node.dev_keys])
+        report = asyncio.run(run_platform_demo(devnet.base, secret, lambda _: None))
+        validation = str(initial_validation_id(ID.from_string(report.subnet_id), 0))
+        before = [_p(devnet.base, m, params) for m, params in reads]
+        l1_before = _p(devnet.base, "platform.getL1Validator", {"validationID": validation})
+        last = devnet.node.chains["P"].runtime.chain.last_accepted_id
+    with serve_devnet(validators=2, data_dir=tmp_path) as again:
+        chain = again.node.chains["P"].runtime.chain
+        assert chain.last_accepted_id == last  # the same blocks, byte for byte
+        assert [_p(again.base, m, params) for m, params in reads] == before
+        l1_after = _p(again.base, "platform.getL1Validator", {"validationID": validation})
+        assert l1_after["balance"] == l1_before["balance"]
+        for tx_id in report.txs.values():
+            status = _p(again.base, "platform.getTxStatus", {"txID": tx_id})
+            assert status == {"status": "Committed"}

@@ -7,7 +7,8 @@ import enum
 from snowfield.errors import InvalidParams
 from snowfield.formats.checksum import append_checksum, strip_checksum
 
-_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
+_HEX_ALPHABET = b"0123456789abcdefABCDEF"
+_HEX_DIGITS = frozenset(_HEX_ALPHABET)
 
 
 class Encoding(enum.StrEnum):
@@ -72,9 +73,9 @@ def _unhex(text: str) -> bytes:
         raise InvalidParams("missing 0x prefix to hex encoding")
     # Validate by hand: bytes.fromhex would also accept whitespace, which Go's decoder rejects.
     digits = text[2:].encode()
-    for byte in digits:
-        if byte not in _HEX_DIGITS:
-            raise InvalidParams(f"encoding/hex: invalid byte: {_go_rune(byte)}")
+    if digits.translate(None, _HEX_ALPHABET):  # some byte is no hex digit: name the first
+        byte = next(b for b in digits if b not in _HEX_DIGITS)
+        raise InvalidParams(f"encoding/hex: invalid byte: {_go_rune(byte)}")
     if len(digits) % 2:
         raise InvalidParams("encoding/hex: odd length hex string")
     return bytes.fromhex(digits.decode())

@@ -24,6 +24,7 @@ from snowfield.node.registry import (
     ChainRegistry,
     EvmRpc,
     EvmWebSocket,
+    GorillaService,
     HostedChain,
     Service,
 )
@@ -34,6 +35,7 @@ from snowfield.rpc.service import ServiceDispatcher
 log = logging.getLogger("snowfield.node")
 JSON = "application/json"
 _JSON_TYPES = ("application/json", "application/json-rpc", "application/jsonrequest")
+_GORILLA_TOO_LARGE = b"request too large"  # what _service answers
 _TOO_LARGE = orjson.dumps(
     {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "request too large"}}
 )
@@ -98,6 +100,7 @@ def create_node_app(node: Node) -> ASGIApp:
         routes=routes, lifespan=lifespan, exception_handlers={404: _not_found_handler}
     )
     rpc_paths = _fast_paths(node.chains)
+    gorilla_paths = _gorilla_fast_paths(node.chains)
     routed = len(node.chains)
 
     def route_new_chains() -> None:
@@ -110,15 +113,21 @@ def create_node_app(node: Node) -> ASGIApp:
         routed = len(node.chains)
         starlette.router.routes[:0] = [*_chain_routes(late, limit), *_index_routes(late, limit)]
         rpc_paths.update(_fast_paths(late))
+        gorilla_paths.update(_gorilla_fast_paths(late))
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if len(node.chains) != routed:
             route_new_chains()
-        # The EVM RPC is the hot path: served without the framework's per-request layers.
-        if scope["type"] == "http" and scope["method"] == "POST" and _json_request(scope):
+        # The EVM RPC and the gorilla services (platform.issueTx & co) are the hot paths:
+        # served without the framework's per-request layers when the request is well formed.
+        if scope["type"] == "http" and scope["method"] == "POST":
             dispatcher = rpc_paths.get(scope["path"])
-            if dispatcher is not None:
+            if dispatcher is not None and _json_request(scope):
                 await _fast_rpc(dispatcher, limit, receive, send)
+                return
+            gorilla = gorilla_paths.get(scope["path"])
+            if gorilla is not None and _content_type(scope) == JSON:
+                await _fast_rpc(gorilla, limit, receive, send, _GORILLA_TOO_LARGE)
                 return
         await starlette(scope, receive, send)
 
@@ -151,6 +160,16 @@ def _fast_paths(chains: ChainRegistry) -> dict[str, Dispatcher]:
         for chain in chains
         for suffix, service in chain.services.items()
         if isinstance(service, EvmRpc)
+        for path in _chain_paths(chain, suffix)
+    }
+
+
+def _gorilla_fast_paths(chains: ChainRegistry) -> dict[str, ServiceDispatcher]:
+    return {
+        path: service.dispatcher
+        for chain in chains
+        for suffix, service in chain.services.items()
+        if isinstance(service, GorillaService)
         for path in _chain_paths(chain, suffix)
     }
 
@@ -233,15 +252,26 @@ async def _serve_ws(ws: WebSocket, conn: Connection, dispatcher: Dispatcher, lim
             return
 
 
-def _json_request(scope: Scope) -> bool:
+def _content_type(scope: Scope) -> str | None:
     for name, value in scope["headers"]:
         if name == b"content-type":
-            ctype = value.split(b";")[0].strip().lower().decode("latin-1")
-            return ctype in _JSON_TYPES
-    return True  # geth accepts a request without a content type
+            ctype: str = value.split(b";")[0].strip().lower().decode("latin-1")
+            return ctype
+    return None
 
 
-async def _fast_rpc(dispatcher: Dispatcher, limit: int, receive: Receive, send: Send) -> None:
+def _json_request(scope: Scope) -> bool:
+    ctype = _content_type(scope)
+    return ctype is None or ctype in _JSON_TYPES  # geth accepts a request without one
+
+
+async def _fast_rpc(
+    dispatcher: Dispatcher | ServiceDispatcher,
+    limit: int,
+    receive: Receive,
+    send: Send,
+    too_large: bytes = b"",
+) -> None:
     chunks = []
     size = 0
     more = True
@@ -252,7 +282,11 @@ async def _fast_rpc(dispatcher: Dispatcher, limit: int, receive: Receive, send: 
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            await _send(send, 413, b"content length too large (%d max)\n" % limit, b"text/plain")
+            if too_large:  # gorilla's answer, as Starlette's PlainTextResponse writes it
+                await _send(send, 413, too_large, b"text/plain; charset=utf-8")
+            else:
+                refusal = b"content length too large (%d max)\n" % limit
+                await _send(send, 413, refusal, b"text/plain")
             return
         chunks.append(chunk)
         more = message.get("more_body", False)

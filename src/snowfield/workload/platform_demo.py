@@ -56,6 +56,7 @@ class PlatformDemoReport:
     """What the demo issued (tx ids by name) and where to look for the results."""
 
     txs: dict[str, str] = field(default_factory=dict)
+    periods: dict[str, tuple[int, int]] = field(default_factory=dict)  # stakers' (start, end)
     node_id: str = ""
     subnet_id: str = ""
     chain_id: str = ""
@@ -158,6 +159,8 @@ async def run_platform_demo(
             )
 
         report.txs["addValidator"] = await wallet.issue(validator, VALIDATOR_STAKE)
+        # a staker starts at its block's time, the chain time once it is accepted
+        report.periods["addValidator"] = (await _chain_time(p), end)
         delegated = (TransferableOutput(asset, TransferOutput(DELEGATOR_STAKE, wallet.owner)),)
 
         def delegator(base: BaseTxFields) -> AddPermissionlessDelegatorTx:
@@ -167,6 +170,7 @@ async def run_platform_demo(
             )
 
         report.txs["addDelegator"] = await wallet.issue(delegator, DELEGATOR_STAKE)
+        report.periods["addDelegator"] = (await _chain_time(p), end - 300)
         log(f"P-Chain: {node} validates with a delegator until {end}")
         subnet = await wallet.issue(lambda base: CreateSubnetTx(base, wallet.owner))
         report.txs["createSubnet"] = report.subnet_id = subnet

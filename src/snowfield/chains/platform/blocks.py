@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from snowfield.chains.platform.executor import Env, execute
+from snowfield.chains.platform.executor import Effect, Env, execute
 from snowfield.chains.platform.records import TxRecord, TxStatus
 from snowfield.chains.platform.stakers import Staker
 from snowfield.chains.platform.staking_end import end_staker
@@ -53,6 +53,23 @@ class BlockAcceptor:
     env: Env
     pending: tuple[Staker, Tx] | None = None
     dropped: dict[ID, str] = field(default_factory=dict)
+    # Effects of txs verified at issue, with the (last block, time) they were verified on: a
+    # block that starts from that very state applies its first tx's effect without
+    # executing it a second time (the issue path builds a block per tx).
+    verified: dict[ID, tuple[tuple[ID, int], Effect]] = field(default_factory=dict)
+
+    def remember(self, tx_id: ID, effect: Effect) -> None:
+        if len(self.verified) >= 256:
+            self.verified.clear()
+        state = self.env.state
+        self.verified[tx_id] = ((state.last_block_id, state.timestamp), effect)
+
+    def _effect(self, tx: Tx, first: bool) -> Effect:
+        cached = self.verified.pop(tx.id, None)
+        state = self.env.state
+        if first and cached is not None and cached[0] == (state.last_block_id, state.timestamp):
+            return cached[1]
+        return execute(self.env, tx)
 
     def _start(self, parent_id: ID, height: int) -> None:
         state = self.env.state
@@ -74,10 +91,10 @@ class BlockAcceptor:
         advance_time(self.env.state, time)
 
     def _run(self, txs: tuple[Tx, ...], strict: bool) -> tuple[Tx, ...]:
-        included = []
+        included: list[Tx] = []
         for tx in txs:
             try:
-                execute(self.env, tx)()
+                self._effect(tx, first=not included)()
             except InvalidParams as err:
                 if strict:
                     raise

@@ -18,6 +18,7 @@ from snowfield.chains.platform.timeflow import next_change_time
 from snowfield.errors import Conflict, InvalidParams
 from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
 from snowfield.formats.platform.components import UTXO, TransferableOutput
+from snowfield.formats.platform.transfer_txs import ExportTx, ImportTx
 from snowfield.formats.platform.txs import Tx
 
 MAX_MEMPOOL = 4096
@@ -67,11 +68,17 @@ class PlatformChain:
         return tx.id
 
     def _verify(self, tx: Tx, now: int | None) -> None:
-        """Executes `tx` and drops the effect. Like avalanchego's VerifyTx, the fee capacity and
-        price are those of the next block, whose time is `now` (capacity refills with time)."""
+        """Executes `tx`. Like avalanchego's VerifyTx, the fee capacity and price are those of
+        the next block, whose time is `now` (capacity refills with time)."""
         state, saved = self.state, self.state.fee_state
-        if now is not None:
-            state.fee_state = self.fee_state_at(now)[0]
+        if now is None or now <= state.timestamp:  # the next block starts from this state
+            effect = execute(self.env, tx)
+            # ...so the block may apply this effect; not an atomic tx's: the other chains move
+            # the shared memory in between
+            if not isinstance(tx.unsigned, _ATOMIC):
+                self._acceptor.remember(tx.id, effect)
+            return
+        state.fee_state = self.fee_state_at(now)[0]
         try:
             execute(self.env, tx)
         finally:
@@ -262,6 +269,9 @@ class PlatformChain:
 
     def reward_utxos(self, staker_tx_id: ID) -> list[UTXO]:
         return list(self.state.reward_utxos.get(staker_tx_id, ()))
+
+
+_ATOMIC = (ImportTx, ExportTx)
 
 
 def _spent_ids(tx: Tx) -> set[ID]:

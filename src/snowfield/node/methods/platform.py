@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.queries import ValidatorInfo
-from snowfield.errors import Conflict, InvalidParams
+from snowfield.errors import Conflict, InvalidParams, NotFound
 from snowfield.formats.bech32 import format_address, hrp_for_network
+from snowfield.formats.codec import Packer
 from snowfield.formats.hexcheck import Encoding, decode, encode, encode_hexnc, parse_encoding
 from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
-from snowfield.formats.platform.components import UTXO
+from snowfield.formats.platform.components import UTXO, TransferableOutput
 from snowfield.formats.platform.l1_txs import PChainOwner
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import format_rfc3339
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from snowfield.node.platform_host import PlatformRuntime
 
 MAX_UTXOS = 1024
+MAX_STAKE_ADDRESSES = 256  # platformvm's maxGetStakeAddrs
 P_ALIASES = ("P", "platform", str(P_CHAIN_ID))
 _PLURAL = {
     "balance": "balances",
@@ -273,6 +275,96 @@ class PlatformService:
             "height": str(self.chain.height),
         }
 
+    def get_subnet(self, raw: dict[str, Any]) -> dict[str, Any]:
+        subnet_id = Params(raw).id("subnetID")
+        if subnet_id == PRIMARY_NETWORK_ID:
+            raise InvalidParams("the primary network isn't a subnet")
+        subnet = self.chain.subnet(subnet_id)
+        empty = str(ID(bytes(32)))
+        converted = subnet.conversion_id is not None
+        return {
+            "isPermissioned": not converted,
+            "controlKeys": [self.format(a) for a in subnet.owner.addresses],
+            "threshold": str(subnet.owner.threshold),
+            "locktime": str(subnet.owner.locktime),
+            "subnetTransformationTxID": empty,  # TransformSubnetTx is refused post-Etna
+            "conversionID": str(subnet.conversion_id) if converted else empty,
+            "managerChainID": str(subnet.manager_chain_id) if converted else empty,
+            "managerAddress": encode_hexnc(subnet.manager_address or b"") if converted else None,
+        }
+
+    def get_reward_utxos(self, raw: dict[str, Any]) -> dict[str, Any]:
+        params = Params(raw)
+        encoding = parse_encoding(params.get("encoding"))
+        utxos = self.chain.reward_utxos(params.id("txID"))
+        return {
+            "numFetched": str(len(utxos)),
+            "utxos": [encode(u.encode(), encoding) for u in utxos],
+            "encoding": str(encoding),
+        }
+
+    def get_stake(self, raw: dict[str, Any]) -> dict[str, Any]:
+        params = Params(raw)
+        texts = params.strings("addresses")
+        if len(texts) > MAX_STAKE_ADDRESSES:
+            raise InvalidParams(
+                f"{len(texts)} addresses provided but this method can take at most "
+                f"{MAX_STAKE_ADDRESSES}"
+            )
+        encoding = parse_encoding(params.get("encoding"))
+        staked, outputs = self.chain.stake_of([self.address(t) for t in texts])
+        asset = str(self.chain.state.avax_asset_id)
+        return {
+            "staked": str(staked),
+            "stakeds": {asset: str(staked)} if staked else {},
+            "stakedOutputs": [encode(_output_bytes(out), encoding) for out in outputs],
+            "encoding": str(encoding),
+        }
+
+    def get_total_stake(self, raw: dict[str, Any]) -> dict[str, str]:
+        params = Params(raw)
+        subnet = params.id("subnetID") if params.string("subnetID") else PRIMARY_NETWORK_ID
+        weights = self.chain.validators_at(self.chain.height, subnet)
+        total = str(sum(weight for weight, _ in weights.values()))
+        return {"stake": total, "weight": total}
+
+    def validated_by(self, raw: dict[str, Any]) -> dict[str, str]:
+        blockchain_id = Params(raw).id("blockchainID")
+        return {"subnetID": str(self._subnet_of(blockchain_id))}
+
+    def _subnet_of(self, blockchain_id: ID) -> ID:
+        for chain in self.chain.blockchains():
+            if chain.blockchain_id == blockchain_id:
+                return chain.subnet_id
+        if blockchain_id == P_CHAIN_ID or self.chain_ids(str(blockchain_id)) is not None:
+            return PRIMARY_NETWORK_ID  # the network's own chains
+        raise InvalidParams(f"problem retrieving blockchain {str(blockchain_id)!r}: not found")
+
+    def validates(self, raw: dict[str, Any]) -> dict[str, Any]:
+        subnet_id = Params(raw).id("subnetID")
+        if subnet_id != PRIMARY_NETWORK_ID:
+            try:
+                self.chain.subnet(subnet_id)
+            except (InvalidParams, NotFound):
+                raise InvalidParams(f'problem retrieving subnet "{subnet_id}": not found') from None
+        chains = [
+            str(c.blockchain_id) for c in self.chain.blockchains() if c.subnet_id == subnet_id
+        ]
+        return {"blockchainIDs": chains}
+
+    def get_blockchain_status(self, raw: dict[str, Any]) -> dict[str, str]:
+        name = Params(raw).string("blockchainID")
+        if not name:
+            raise InvalidParams("argument 'blockchainID' not given")
+        if self.chain_ids(name) is not None:  # hosted here: this node validates its subnet
+            return {"status": "Validating"}
+        try:
+            blockchain_id = ID.from_string(name)
+        except InvalidParams as err:
+            raise InvalidParams(f"problem parsing blockchainID {name!r}: {err.message}") from None
+        known = any(c.blockchain_id == blockchain_id for c in self.chain.blockchains())
+        return {"status": "Created" if known else "Unknown"}
+
     def _owner(self, owner: PChainOwner) -> dict[str, Any]:
         addresses = [self.format(a) for a in owner.addresses]
         return {"locktime": "0", "threshold": str(owner.threshold), "addresses": addresses}
@@ -300,6 +392,13 @@ class PlatformService:
             "delegatorWeight": str(info.delegator_weight),
             "delegators": None,
         }
+
+
+def _output_bytes(output: TransferableOutput) -> bytes:
+    """A TransferableOutput as getStake encodes it: codec version, then the struct."""
+    packer = Packer().u16(0)
+    output.pack(packer)
+    return packer.to_bytes()
 
 
 def _empty_end() -> dict[str, str]:
@@ -344,4 +443,11 @@ def platform_methods(
         "platform.getCurrentValidators": service.get_current_validators,
         "platform.getSubnets": service.get_subnets,
         "platform.getL1Validator": service.get_l1_validator,
+        "platform.getSubnet": service.get_subnet,
+        "platform.getRewardUTXOs": service.get_reward_utxos,
+        "platform.getStake": service.get_stake,
+        "platform.getTotalStake": service.get_total_stake,
+        "platform.validatedBy": service.validated_by,
+        "platform.validates": service.validates,
+        "platform.getBlockchainStatus": service.get_blockchain_status,
     }

@@ -13,7 +13,7 @@ from typing import Any
 
 from snowfield.chains.atomic import AtomicRequests, SharedMemory
 from snowfield.chains.platform.complexity import tx_complexity
-from snowfield.chains.platform.gas import to_gas
+from snowfield.chains.platform.gas import Dimensions, to_gas
 from snowfield.chains.platform.spend import Signers, verify_owner, verify_spend
 from snowfield.chains.platform.state import PlatformState
 from snowfield.errors import InvalidParams
@@ -105,10 +105,19 @@ def check_chain(env: Env, fields: BaseTxFields) -> None:
         )
 
 
-def fee_gas(env: Env, unsigned: UnsignedTx) -> tuple[int, int]:
-    """(gas, fee) of `unsigned` at the current price; InvalidParams above the capacity."""
+_GAS: dict[tuple[ID, Dimensions], int] = {}
+
+
+def fee_gas(env: Env, tx: Tx) -> tuple[int, int]:
+    """(gas, fee) of `tx` at the current price; InvalidParams above the capacity."""
     state = env.state
-    gas = to_gas(tx_complexity(unsigned), state.params.fees.weights)
+    weights = state.params.fees.weights
+    key = (tx.id, weights)  # a tx is verified at issue and again in its block: computed once
+    gas = _GAS.get(key)
+    if gas is None:
+        if len(_GAS) > 256:
+            _GAS.clear()
+        gas = _GAS[key] = to_gas(tx_complexity(tx.unsigned), weights)
     if gas > state.fee_state.capacity:
         raise InvalidParams(
             f"insufficient capacity: capacity ({state.fee_state.capacity}) < gas ({gas})"
@@ -143,7 +152,7 @@ def spend(env: Env, tx: Tx, fields: BaseTxFields, request: SpendRequest = SpendR
             f"!= {len(tx.credentials)} credentials"
         )
     utxos = lookup_utxos(env, fields.inputs) + list(request.imported_utxos)
-    gas, fee = fee_gas(env, tx.unsigned)
+    gas, fee = fee_gas(env, tx)
     state = env.state
     verify_spend(
         signers_of(tx),
