@@ -13,6 +13,21 @@ import httpx
 
 from snowfield.testing import free_port
 
+CUSTOM_EVM = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"
+DEV = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+
+
+def _indexed_transactions(api: int, chain: str) -> list[object]:
+    """The dev account's indexed transactions on `chain`, once some are there (bounded wait)."""
+    url = f"http://127.0.0.1:{api}/v1/chains/{chain}/addresses/{DEV}/transactions"
+    deadline = time.monotonic() + 60
+    while True:
+        reply = httpx.get(url, timeout=5)
+        found: list[object] = reply.json().get("transactions", []) if reply.is_success else []
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
+
 
 def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
     node, api, metrics = free_port(), free_port(), free_port()
@@ -54,11 +69,18 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         chains = httpx.get(f"http://127.0.0.1:{api}/v1/chains", timeout=5).json()["chains"]
         assert chains[0]["chainId"] == "43112"
         assert chains[0]["rpcUrl"].endswith(f"{node}/ext/bc/C/rpc")
-        series = httpx.get(
-            f"http://127.0.0.1:{metrics}/v2/chains/43112/metrics/txCount?timeInterval=hour",
-            timeout=5,
-        ).json()["results"]
-        assert sum(point["value"] for point in series) > 0, series
+        # The demo L1: its own chain in operation 3, with its own demo traffic indexed.
+        (l1,) = [c for c in chains if c["chainName"] == "snowfield demo L1"]
+        assert l1["chainId"] == "99999" and l1["vmId"] == CUSTOM_EVM
+        assert l1["rpcUrl"].endswith(f"{node}/ext/bc/{l1['platformChainId']}/rpc")
+        for chain in ("43112", "99999", l1["platformChainId"]):
+            assert _indexed_transactions(api, chain), chain
+        for chain in ("43112", "99999", "total"):
+            series = httpx.get(
+                f"http://127.0.0.1:{metrics}/v2/chains/{chain}/metrics/txCount?timeInterval=hour",
+                timeout=5,
+            ).json()["results"]
+            assert sum(point["value"] for point in series) > 0, (chain, series)
         page = httpx.get(f"http://127.0.0.1:{api}/", timeout=5)
         assert page.status_code == 200 and "snowfield explorer" in page.text
         config = httpx.get(f"http://127.0.0.1:{api}/explorer/config.json", timeout=5).json()

@@ -208,16 +208,24 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
 
     while not server.started:
         await asyncio.sleep(0.05)
-    url = f"http://{settings.host}:{settings.port}/ext/bc/C/rpc"
-    async with RpcClient(url) as client:
-        await run_demo(
-            client,
-            [k.private_key for k in node.dev_keys],
-            rounds=None,
-            interval=2.0,
-            stop=None,
-            log=lambda line: log.info("demo: %s", line),
-        )
+    base = f"http://{settings.host}:{settings.port}/ext/bc"
+    # The C-Chain and every L1 of the devnet (`--l1`): the same demo on each.
+    labels = ["C", *(c.blockchain_id for c in node.chains if c.vm.name == "subnet-evm")]
+
+    async def one(label: str) -> None:
+        async with RpcClient(f"{base}/{label}/rpc") as client:
+            await run_demo(
+                client,
+                [k.private_key for k in node.dev_keys],
+                rounds=None,
+                interval=2.0,
+                stop=None,
+                log=lambda line: log.info("demo %s: %s", label, line),
+            )
+
+    async with asyncio.TaskGroup() as group:
+        for label in labels:
+            group.create_task(one(label))
 
 
 def _tune_gc() -> None:
@@ -242,7 +250,7 @@ def _print_banner(node: Any, settings: NetworkSettings) -> None:
         if chain.alias:
             console.print(f"  (also /ext/bc/{chain.blockchain_id}/...)", soft_wrap=True)
         for name in chain.indexes:
-            console.print(f"Index:        {base}/ext/index/{chain.alias}/{name}", soft_wrap=True)
+            console.print(f"Index:        {base}/ext/index/{chain.label}/{name}", soft_wrap=True)
     console.print(f"Health:       {base}/ext/health", soft_wrap=True)
     console.print(f"Metrics:      {base}/ext/metrics")
     console.print(
@@ -683,6 +691,8 @@ def up(
                 *python,
                 "devnet",
                 "--demo",
+                "--l1",
+                "snowfield demo L1",
                 "--data-dir",
                 str(data_dir / "devnet"),
                 "--port",
