@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from websockets.sync.client import connect
 
 from snowfield.formats.hexcheck import encode_hex
 from snowfield.formats.ids import ID
@@ -161,6 +162,17 @@ def test_a_create_chain_tx_starts_the_chain_in_the_running_node(running: Running
     assert call(rpc, "eth_getBalance", [FUNDED, "latest"]) == "0x1000"
     genesis_block = call(rpc, "eth_getBlockByNumber", ["0x0", False])
     assert genesis_block["timestamp"] == "0x65000000" and genesis_block["gasLimit"] == "0x7a1200"
+    # Its socket, routed after the app was built, carries its own heads.
+    ws_url = rpc.replace("http://", "ws://")[: -len("/rpc")] + "/ws"
+    with connect(ws_url, open_timeout=10) as socket:
+        socket.send(orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe",
+                                  "params": ["newHeads"]}).decode())  # fmt: skip
+        assert "result" in orjson.loads(socket.recv(timeout=10))
+        call(rpc, "evm_mine", [])
+        head = orjson.loads(socket.recv(timeout=10))["params"]["result"]
+        assert head["number"] == "0x1"
+    index = f"{running.base}/ext/index/{chain_id}/block"
+    assert call(index, "index.getLastAccepted", {"encoding": "hex"})["index"] == "0"
     # Not converted: its validators API lists the subnet's (no) validators.
     url = f"{running.base}/ext/bc/{chain_id}/validators"
     assert call(url, "validators.getCurrentValidators", {}) == {"validators": []}
