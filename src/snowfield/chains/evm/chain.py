@@ -48,11 +48,12 @@ from snowfield.chains.evm.execution.state import (
     is_revert,
     output_of,
     revert_reason,
+    write_state,
 )
 from snowfield.chains.evm.execution.tracing import Tracer, TxStart
 from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
 from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
-from snowfield.chains.evm.fees import SUGGESTED_TIP, next_base_fee
+from snowfield.chains.evm.fees import SUGGESTED_TIP
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
 from snowfield.chains.evm.headers import executed_header
 from snowfield.chains.evm.journal import Journal
@@ -64,9 +65,9 @@ from snowfield.chains.evm.model import (
     Header,
     Receipt,
     Tx,
-    c_chain_header,
     encode_block,
 )
+from snowfield.chains.evm.rules.base import HeaderFields
 from snowfield.chains.evm.simulation import SimBlock, SimOptions, SimulatedBlock, Simulator
 from snowfield.chains.evm.state_dump import check_state
 from snowfield.crypto.hashing import keccak
@@ -115,6 +116,7 @@ class EvmChain:
         call_limits: CallLimits = DEFAULT_CALL_LIMITS,
     ) -> None:
         self.config = config
+        self.rules = config.rule_set
         self.call_limits = call_limits
         self.fast_transfers = fast_transfers
         self.journal = journal
@@ -145,7 +147,7 @@ class EvmChain:
 
     def _replay(self) -> bool:
         for record in self.journal.records():
-            decoded = records.decode_any(record, self.config.chain_id)
+            decoded = records.decode_any(record, self.config.chain_id, self.rules.header_type)
             if isinstance(decoded, records.StateEdit):
                 self.store.load(decoded.writes)
                 self._head_root = decoded.root
@@ -159,19 +161,24 @@ class EvmChain:
     def _create_genesis(self, timestamp: int) -> None:
         alloc = [(a.address, a.balance, a.code, dict(a.storage)) for a in self.config.alloc]
         root = apply_genesis(self.store, alloc)
-        header = c_chain_header(
-            parent_hash=ZERO_HASH,
-            coinbase=bytes(20),
-            state_root=root,
-            tx_root=ordered_root([]),
-            receipt_root=ordered_root([]),
-            bloom=bytes(256),
-            difficulty=0,
-            number=0,
-            gas_limit=self.config.gas_limit,
-            gas_used=0,
-            timestamp=timestamp,
-            base_fee=self.config.min_base_fee,
+        root = write_state(
+            self.store, root, lambda w: self.rules.on_block_start(w, None, 0, timestamp)
+        )
+        header = self.rules.genesis_header(
+            HeaderFields(
+                parent_hash=ZERO_HASH,
+                coinbase=bytes(20),
+                state_root=root,
+                tx_root=ordered_root([]),
+                receipt_root=ordered_root([]),
+                bloom=bytes(256),
+                difficulty=0,
+                number=0,
+                gas_limit=self.config.gas_limit,
+                gas_used=0,
+                timestamp=timestamp,
+                base_fee=self.config.min_base_fee,
+            )
         )
         self._accept(header, (), (), int(self.clock() * 1e9))
 
@@ -219,11 +226,13 @@ class EvmChain:
         nonce = self.state_at(self.head).nonce(address)
         return nonce + self.mempool.pending_count(address, nonce)
 
-    def next_base_fee(self) -> int:
+    def next_base_fee(self, timestamp: int | None = None) -> int:
+        """The next block's base fee; at `timestamp`, else now (EstimateNextBaseFee)."""
         if self.params.base_fee is not None:
             return self.params.base_fee
-        h = self.head.header
-        return next_base_fee(h.gas_used, h.gas_limit, h.base_fee, self.config.min_base_fee)
+        head = self.head
+        ts = timestamp if timestamp is not None else max(int(self.clock()), head.header.timestamp)
+        return self.rules.next_base_fee(head.header, ts, self.state_at(head))
 
     def suggested_tip(self) -> int:
         return SUGGESTED_TIP
@@ -238,14 +247,17 @@ class EvmChain:
         return walk
 
     def env_for(self, parent: Block, timestamp: int, base_fee: int) -> BlockEnv:
+        state, parent_ts = self.state_at(parent), parent.header.timestamp
         return BlockEnv(
             number=parent.number + 1,
             timestamp=timestamp,
-            coinbase=self.params.coinbase,
-            gas_limit=self.params.gas_limit,
+            coinbase=self.rules.coinbase(self.params.coinbase, state, parent_ts),
+            gas_limit=self.rules.gas_limit(self.params.gas_limit, state, parent_ts),
             base_fee=base_fee,
             chain_id=self.config.chain_id,
             prev_hashes=self.ancestors(parent.number + 1),
+            stateful=self.rules.precompiles(timestamp),
+            create_check=self.rules.create_check(timestamp),
         )
 
     # -- transactions ------------------------------------------------------------------
@@ -258,6 +270,11 @@ class EvmChain:
         self.check(tx)
         with self._write:
             self._check_against_state(tx)
+            refused = self.rules.tx_error(
+                self.state_at(self.head), tx.sender, self.head.header.timestamp
+            )
+            if refused is not None:
+                raise InvalidParams(refused)
             self.mempool.add(tx)
         return tx
 
@@ -352,10 +369,10 @@ class EvmChain:
                 if not len(self.mempool) and not allow_empty:
                     return None
                 parent = self.head
-                base_fee = self.next_base_fee()
                 if timestamp is not None:
                     self.clock.advance_to(timestamp)
                 ts = timestamp if timestamp is not None else self._next_time()
+                base_fee = self.next_base_fee(ts)
                 env = self.env_for(parent, ts, base_fee)
                 candidates = list(self.mempool.executable(self.state_at(parent).nonce, base_fee))
             builder, (included, receipts, rejected) = self._build(parent, env, candidates)
@@ -363,8 +380,20 @@ class EvmChain:
             if included or allow_empty:
                 root = builder.finish()
                 header = executed_header(
-                    parent.hash, env, root, included, receipts, builder.gas_used
+                    parent.header,
+                    parent.hash,
+                    env,
+                    root,
+                    included,
+                    receipts,
+                    builder.gas_used,
+                    self.rules,
                 )
+                if self.rules.block_fee_error(header, included, receipts) is not None:
+                    # As subnet-evm's miner: the tips do not pay the block gas cost yet;
+                    # the transactions wait for a later block (the cost falls with time).
+                    included, receipts = [], []
+                    allow_empty = False
             with self._write:
                 for tx in rejected:
                     self.mempool.remove(tx)
@@ -386,6 +415,15 @@ class EvmChain:
         """Executes the candidates: on the account trie directly when the block holds only
         plain transfers to code-less accounts, else (or when that finds otherwise) with py-evm."""
         root = self.root_of(parent)
+        prepare = partial(
+            self.rules.on_block_start,
+            parent_timestamp=parent.header.timestamp,
+            number=env.number,
+            timestamp=env.timestamp,
+        )
+        if self.rules.activations_between(parent.header.timestamp, env.timestamp):
+            builder = BlockBuilder(self.store, root, env, fast_transfers=False, prepare=prepare)
+            return builder, self._fill(builder, candidates)
         if self.fast_transfers and all(tx.is_plain_transfer for tx in candidates):
             transfers = TransferBuilder(self.store, self.state_at(parent), env)
             try:
@@ -404,8 +442,12 @@ class EvmChain:
         receipts: list[Receipt] = []
         rejected: list[Tx] = []
         blocked: set[bytes] = set()
+        view = builder if isinstance(builder, BlockBuilder) else builder.reader
         for tx in candidates:
             if tx.sender in blocked:
+                continue
+            if self.rules.tx_error(view, tx.sender, builder.env.timestamp) is not None:
+                rejected.append(tx)
                 continue
             try:
                 applied = builder.apply(tx)
@@ -620,6 +662,8 @@ class EvmChain:
             base_fee=0,
             chain_id=self.config.chain_id,
             prev_hashes=self.ancestors(block.number),
+            stateful=self.rules.precompiles(block.header.timestamp),
+            create_check=self.rules.create_check(block.header.timestamp),
         )
 
     # -- tracing -----------------------------------------------------------------------
@@ -641,6 +685,12 @@ class EvmChain:
             env,
             tracer.state_class,
             fast_transfers=False,
+            prepare=partial(
+                self.rules.on_block_start,
+                parent_timestamp=parent.header.timestamp,
+                number=block.number,
+                timestamp=block.header.timestamp,
+            ),
         )
         results, log_index = [], 0
         pairs = list(zip(block.txs, block.receipts, strict=True))

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snowfield.chains.evm.fees import MIN_BASE_FEE
+from snowfield.chains.evm.rules.base import EvmRules
+from snowfield.chains.evm.rules.cchain import CChainRules
 
 # The C-Chain sends fees to this "blackhole" address: they are burned, not paid to a miner.
 BLACKHOLE = bytes.fromhex("0100000000000000000000000000000000000000")
@@ -30,42 +32,13 @@ class ChainConfig:
     client_version: str = "snowfield/v0.1.0"
     alloc: tuple[Allocation, ...] = field(default=())
 
+    # The rule set (None: the C-Chain's, with `min_base_fee` as its floor).
+    rules: EvmRules | None = None
+
+    @property
+    def rule_set(self) -> EvmRules:
+        return self.rules if self.rules is not None else CChainRules(self.min_base_fee)
+
     def as_json(self) -> dict[str, Any]:
-        """eth_getChainConfig: geth's ChainConfig with the Avalanche upgrade timestamps."""
-        config: dict[str, Any] = {"chainId": self.chain_id}
-        for name in (
-            "homesteadBlock",
-            "daoForkBlock",
-            "eip150Block",
-            "eip155Block",
-            "eip158Block",
-            "byzantiumBlock",
-            "constantinopleBlock",
-            "petersburgBlock",
-            "istanbulBlock",
-            "muirGlacierBlock",
-            "berlinBlock",
-            "londonBlock",
-        ):
-            config[name] = 0
-        config["daoForkSupport"] = True
-        for name in (
-            "apricotPhase1BlockTimestamp",
-            "apricotPhase2BlockTimestamp",
-            "apricotPhase3BlockTimestamp",
-            "apricotPhase4BlockTimestamp",
-            "apricotPhase5BlockTimestamp",
-            "apricotPhasePre6BlockTimestamp",
-            "apricotPhase6BlockTimestamp",
-            "apricotPhasePost6BlockTimestamp",
-            "banffBlockTimestamp",
-            "cortinaBlockTimestamp",
-            "durangoBlockTimestamp",
-            "etnaTimestamp",
-            "fortunaTimestamp",
-            "shanghaiTime",
-            "cancunTime",
-            "pragueTime",
-        ):
-            config[name] = 0
-        return config
+        """eth_getChainConfig, as the chain's rule set shapes it."""
+        return self.rule_set.chain_config_json(self)

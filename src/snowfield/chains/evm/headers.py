@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import BlockEnv
-from snowfield.chains.evm.model import Header, Receipt, Tx, c_chain_header
+from snowfield.chains.evm.model import Header, Receipt, Tx
+from snowfield.chains.evm.rules.base import EvmRules, HeaderFields
+from snowfield.chains.evm.rules.cchain import CChainRules
+
+_C_CHAIN = CChainRules()
 
 
 def executed_header(
+    parent: Header,
     parent_hash: bytes,
     env: BlockEnv,
     root: bytes,
     txs: Sequence[Tx],
     receipts: Sequence[Receipt],
     gas_used: int,
+    rules: EvmRules = _C_CHAIN,
 ) -> Header:
-    """The header of `txs` run in `env` on top of `parent_hash`, leaving state `root`."""
+    """The header of `txs` run in `env` on top of `parent` (whose hash is `parent_hash`),
+    leaving state `root`, in the layout of `rules`."""
     bloom = 0
     for receipt in receipts:
         bloom |= int.from_bytes(receipt.bloom, "big")
-    header = c_chain_header(
+    fields = HeaderFields(
         parent_hash=parent_hash,
         coinbase=env.coinbase,
         state_root=root,
@@ -35,5 +41,6 @@ def executed_header(
         gas_used=gas_used,
         timestamp=env.timestamp,
         base_fee=env.base_fee,
+        mix_hash=env.mix_hash,
     )
-    return dataclasses.replace(header, mix_hash=env.mix_hash)
+    return rules.build_header(parent, fields)

@@ -210,6 +210,9 @@ class Header:
     def compute_hash(self) -> bytes:
         return keccak(self.encode())
 
+    # The block carries coreth's atomic extension: [header, txs, uncles, version, extData].
+    has_ext_data = True
+
     @classmethod
     def decode(cls, data: bytes) -> Header:
         """A header of any layout the C-Chain has used; InvalidParams if malformed."""
@@ -229,12 +232,56 @@ class Header:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class SubnetEvmHeader(Header):
+    """A custom EVM (subnet-evm) header: coreth's without the atomic fields (extDataHash,
+    extDataGasUsed); baseFee and blockGasCost follow the nonce, then the Cancun fields."""
+
+    field_count: int = 20
+    has_ext_data = False
+
+    def fields(self) -> list[object]:
+        return [
+            *Header.fields(self)[:15],
+            self.base_fee,
+            self.block_gas_cost,
+            self.blob_gas_used,
+            self.excess_blob_gas,
+            self.parent_beacon_root,
+            self.time_milliseconds,
+            self.min_delay_excess,
+        ][: self.field_count]
+
+    def encode(self) -> bytes:
+        return bytes(rlp_encode(self.fields()))
+
+    @classmethod
+    def decode(cls, data: bytes) -> SubnetEvmHeader:
+        """A custom EVM header of any layout (15 to 22 fields); InvalidParams if malformed."""
+        try:
+            items = rlp.decode(data)
+        except rlp.DecodingError as exc:
+            raise InvalidParams(f"rlp: {exc}") from None
+        if not isinstance(items, list) or len(items) not in range(15, len(_SUBNET_KINDS) + 1):
+            raise InvalidParams(f"rlp: a header has 15 to {len(_SUBNET_KINDS)} fields")
+        kinds = _SUBNET_KINDS[: len(items)]
+        values: list[Any] = [_header_field(k, item) for k, item in zip(kinds, items, strict=True)]
+        values += [_ABSENT[kind] for kind in _SUBNET_KINDS[len(items) :]]
+        head, (base_fee, cost, blob, excess, beacon, ms, delay) = values[:15], values[15:]
+        tail = [EMPTY_EXT_DATA_HASH, base_fee, 0, cost, blob, excess, beacon, ms, delay, len(items)]
+        return cls(*head, *tail)
+
+
 # The kinds of the header's fields in RLP order: a byte length for fixed-size fields, "bytes"
 # for extraData, "int"/"u64" for numbers.
 _HEADER_KINDS: tuple[int | str, ...] = (
     *(32, 32, 20, 32, 32, 32, 256),
     *("int", "int", "u64", "u64", "u64", "bytes", 32, 8, 32),
     *("int", "int", "int", "u64", "u64", 32, "u64", "u64"),
+)
+_SUBNET_KINDS: tuple[int | str, ...] = (
+    *_HEADER_KINDS[:15],
+    *("int", "int", "u64", "u64", 32, "u64", "u64"),
 )
 _ABSENT: dict[int | str, object] = {"int": 0, "u64": 0, 32: ZERO_HASH}
 
@@ -330,12 +377,11 @@ def encode_block(
     is the header's encoding when the caller has it."""
     # A legacy transaction is an RLP list already; a typed one is an RLP string.
     tx_items = [tx.raw if tx.type == 0 else encode_bytes(tx.raw) for tx in txs]
-    return encode_list_of_encoded(
-        [
-            header.encode() if header_rlp is None else header_rlp,
-            encode_list_of_encoded(tx_items),
-            b"\xc0",
-            rlp_encode(version),
-            encode_bytes(ext_data),
-        ]
-    )
+    items = [
+        header.encode() if header_rlp is None else header_rlp,
+        encode_list_of_encoded(tx_items),
+        b"\xc0",
+    ]
+    if header.has_ext_data:
+        items += [rlp_encode(version), encode_bytes(ext_data)]
+    return encode_list_of_encoded(items)

@@ -51,15 +51,15 @@ def encode_rewind(rewind: Rewind) -> bytes:
     return rlp_encode([_REWIND, rewind.height, rewind.root])
 
 
-def decode_any(record: bytes, chain_id: int) -> Record:
-    """A journal record of any kind."""
+def decode_any(record: bytes, chain_id: int, header_type: type[Header] = Header) -> Record:
+    """A journal record of any kind; blocks' headers in `header_type`'s layout."""
     items = rlp.decode(record)
     kind = int.from_bytes(items[0], "big")
     if kind == _STATE_EDIT:
         return StateEdit(bytes(items[1]), {bytes(k): bytes(v) for k, v in items[2]})
     if kind == _REWIND:
         return Rewind(int.from_bytes(items[1], "big"), bytes(items[2]))
-    return _block(items)
+    return _block(items, header_type)
 
 
 def encode(block: Block, writes: dict[bytes, bytes], header_rlp: bytes | None = None) -> bytes:
@@ -85,10 +85,10 @@ def decode(record: bytes, chain_id: int) -> tuple[Block, dict[bytes, bytes]]:
     return _block(rlp.decode(record))
 
 
-def _block(items: Any) -> tuple[Block, dict[bytes, bytes]]:
+def _block(items: Any, header_type: type[Header] = Header) -> tuple[Block, dict[bytes, bytes]]:
     from snowfield.chains.evm.model import encode_block
 
-    header = Header.decode(bytes(items[1]))
+    header = header_type.decode(bytes(items[1]))
     txs = tuple(
         decode_unchecked(bytes(raw), bytes(sender))
         for raw, sender in zip(items[2], items[3], strict=True)

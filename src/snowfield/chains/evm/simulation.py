@@ -23,7 +23,6 @@ from snowfield.chains.evm.execution.simulate import (
     run_call,
 )
 from snowfield.chains.evm.execution.state import BlockBuilder, BlockEnv, StateStore
-from snowfield.chains.evm.fees import next_base_fee
 from snowfield.chains.evm.headers import executed_header
 from snowfield.chains.evm.model import Block, Header, Receipt, Tx, encode_block
 from snowfield.crypto.hashing import keccak
@@ -130,12 +129,12 @@ class Simulator:
     def _env(self, overrides: BlockOverrides) -> BlockEnv:
         parent = self.parent.header
         base_fee = overrides.base_fee
+        assert overrides.number is not None and overrides.time is not None  # sanitized
+        rules = self.chain.rules
         if base_fee is None:
             # As geth: without validation no base fee is charged (a call may pay nothing).
-            floor = self.chain.config.min_base_fee
-            fee = next_base_fee(parent.gas_used, parent.gas_limit, parent.base_fee, floor)
+            fee = rules.next_base_fee(parent, overrides.time, self.chain.store.reader(self.root))
             base_fee = fee if self.options.validate else 0
-        assert overrides.number is not None and overrides.time is not None  # sanitized
         return BlockEnv(
             number=overrides.number,
             timestamp=overrides.time,
@@ -146,6 +145,8 @@ class Simulator:
             prev_hashes=self._ancestors(),
             mix_hash=overrides.prev_randao or parent.mix_hash,
             difficulty=parent.difficulty,
+            stateful=rules.precompiles(overrides.time),
+            create_check=rules.create_check(overrides.time),
         )
 
     def _ancestors(self) -> Callable[[], Iterator[bytes]]:
@@ -180,7 +181,16 @@ class Simulator:
                     effective_gas_price=tx.effective_gas_price(env.base_fee),
                 )
             )
-        header = executed_header(self.parent.hash, env, root, txs, receipts, cumulative)
+        header = executed_header(
+            self.parent.header,
+            self.parent.hash,
+            env,
+            root,
+            txs,
+            receipts,
+            cumulative,
+            self.chain.rules,
+        )
         body = encode_block(header, txs, b"", 0)
         return Block(header, keccak(header.encode()), txs, tuple(receipts), body, 0)
 

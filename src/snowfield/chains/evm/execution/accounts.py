@@ -17,6 +17,7 @@ from eth.db.journal import JournalDB
 from eth.vm.forks.prague.state import PragueState
 
 from snowfield.chains.evm.execution.fasttrie import FastTrie
+from snowfield.chains.evm.execution.precompiled import Computation
 from snowfield.crypto.hashing import keccak
 from snowfield.formats.rlp import encode_bytes, encode_int, encode_list_of_encoded
 
@@ -40,6 +41,7 @@ class State(PragueState):
     """The fork's state with the faster account database."""
 
     account_db_class = FastAccountDB
+    computation_class = Computation
 
 
 # (nonce, balance, storage root, code hash): an account as the state trie holds it.

@@ -16,6 +16,8 @@ from typing import Any
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
+from snowfield.chains.evm.execution.precompiled import Computation
+
 # Opcodes without which no execution can run long: JUMP, JUMPI, CREATE, CALL, CALLCODE,
 # DELEGATECALL, CREATE2, STATICCALL.
 LOOPING = frozenset((0x56, 0x57, 0xF0, 0xF1, 0xF2, 0xF4, 0xF5, 0xFA))
@@ -74,7 +76,7 @@ def interruptible(opcodes: dict[int, Any]) -> dict[int, Any]:
     return {code: (_Checked(fn) if code in LOOPING else fn) for code, fn in opcodes.items()}
 
 
-class InterruptibleComputation(PragueComputation):
+class InterruptibleComputation(Computation):
     """Prague's computation whose looping opcodes honour the thread's deadline."""
 
     opcodes = interruptible(PragueComputation.opcodes)

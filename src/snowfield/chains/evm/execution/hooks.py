@@ -15,6 +15,7 @@ from eth.vm.logic.invalid import InvalidOpcode
 
 from snowfield.chains.evm.execution.accounts import State as FastState
 from snowfield.chains.evm.execution.deadline import interruptible
+from snowfield.chains.evm.execution.precompiled import Computation
 
 CREATES = (0xF0, 0xF5)
 
@@ -65,7 +66,7 @@ class _Opcodes(dict[int, Any]):
         return _Step(InvalidOpcode(op), op)
 
 
-class HookedComputation(PragueComputation):
+class HookedComputation(Computation):
     """A computation whose every opcode reports to `state.hooks`."""
 
     opcodes = _Opcodes(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import rlp
@@ -27,7 +27,9 @@ from snowfield.chains.evm.execution.accounts import (
 from snowfield.chains.evm.execution.accounts import State as FastState
 from snowfield.chains.evm.execution.db import RecordingDB, ScratchDB
 from snowfield.chains.evm.execution.fasttrie import FastTrie
+from snowfield.chains.evm.execution.precompiled import AvalancheContext, CreateCheck
 from snowfield.chains.evm.model import Log, Receipt, Tx
+from snowfield.chains.evm.precompiles.base import StatefulPrecompile
 from snowfield.crypto.hashing import keccak
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
@@ -48,6 +50,10 @@ class BlockEnv:
     prev_hashes: Callable[[], Iterator[bytes]]
     mix_hash: bytes = b"\x00" * 32
     difficulty: int = 1
+    # The chain's rule set's stateful precompiles active in this block, and its check on
+    # contract creation (the deployer allow list); none on the C-Chain.
+    stateful: Mapping[bytes, StatefulPrecompile] = field(default_factory=dict)
+    create_check: CreateCheck | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +75,21 @@ class _Ancestors:
 
 
 def _context(env: BlockEnv) -> ExecutionContext:
+    if env.stateful or env.create_check is not None:
+        return AvalancheContext(
+            coinbase=env.coinbase,
+            timestamp=env.timestamp,
+            block_number=env.number,
+            difficulty=env.difficulty,
+            mix_hash=env.mix_hash,
+            gas_limit=env.gas_limit,
+            prev_hashes=_Ancestors(env.prev_hashes),
+            chain_id=env.chain_id,
+            base_fee_per_gas=env.base_fee,
+            excess_blob_gas=0,
+            stateful=env.stateful,
+            create_check=env.create_check,
+        )
     return ExecutionContext(
         coinbase=env.coinbase,
         timestamp=env.timestamp,
@@ -199,6 +220,42 @@ def apply_genesis(
     return bytes(accounts.state_root)
 
 
+class StateWriter:
+    """Writes to a py-evm state or account database (a precompile's activation)."""
+
+    def __init__(self, target: Any) -> None:
+        self._t = target
+
+    def get_state(self, address: bytes, slot: int) -> int:
+        return int(self._t.get_storage(address, slot))
+
+    def set_state(self, address: bytes, slot: int, value: int) -> None:
+        self._t.set_storage(address, slot, value)
+
+    def set_nonce(self, address: bytes, nonce: int) -> None:
+        self._t.set_nonce(address, nonce)
+
+    def set_code(self, address: bytes, code: bytes) -> None:
+        self._t.set_code(address, code)
+
+    def add_balance(self, address: bytes, amount: int) -> None:
+        self._t.delta_balance(address, amount)
+
+    def delete_account(self, address: bytes) -> None:
+        self._t.delete_account(address)
+
+    def storage(self, address: bytes, slot: int) -> int:
+        return self.get_state(address, slot)
+
+
+def write_state(store: StateStore, root: bytes, writes: Callable[[StateWriter], None]) -> bytes:
+    """Applies `writes` on the state at `root`; returns the new root (genesis activations)."""
+    accounts = AccountDB(store.atomic, root)
+    writes(StateWriter(accounts))
+    accounts.persist()
+    return bytes(accounts.state_root)
+
+
 @dataclass(frozen=True, slots=True)
 class Applied:
     """A transaction executed in a block: its receipt and the computation tree."""
@@ -222,11 +279,19 @@ class BlockBuilder:
         state_class: type[PragueState] = FastState,
         *,
         fast_transfers: bool = True,
+        prepare: Callable[[StateWriter], None] | None = None,
     ) -> None:
         self.env = env
         self.state = state_class(store.atomic, _context(env), parent_root)
         self.gas_used = 0
         self.fast_transfers = fast_transfers
+        if prepare is not None:  # the rule set's writes before the first transaction
+            prepare(StateWriter(self.state))
+            self.state.lock_changes()
+
+    def storage(self, address: bytes, slot: int) -> int:
+        """A storage slot as the block has left it so far."""
+        return int(self.state.get_storage(address, slot))
 
     def apply(self, tx: Tx) -> Applied:
         """Executes `tx`; raises InvalidTx when it cannot be included (nonce, funds, gas)."""

@@ -12,6 +12,7 @@ from eth.vm.forks.prague.state import PragueState
 
 from snowfield.chains.evm.execution.accounts import State as FastState
 from snowfield.chains.evm.execution.deadline import interruptible
+from snowfield.chains.evm.execution.precompiled import Computation
 from snowfield.chains.evm.execution.state import error_text, is_revert, revert_reason
 from snowfield.chains.evm.execution.tracing import TxStart
 
@@ -60,7 +61,7 @@ def _wrap(code: int, fn: Any) -> Any:
     return _LogPosition(fn) if code in _LOGS else fn
 
 
-class TracingComputation(PragueComputation):
+class TracingComputation(Computation):
     """A computation that records the opcode that created each child frame."""
 
     trace_kind: str = "CALL"

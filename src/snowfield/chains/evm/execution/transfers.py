@@ -47,6 +47,7 @@ class TransferBuilder:
         self.env = env
         self.gas_used = 0
         self._parent = parent
+        self.reader = parent  # the state the block's checks read (allow lists)
         self._trie = FastTrie(store.recording, parent.root)
         # Accounts this block changed; never a deletion (those go to py-evm).
         self._changed: dict[bytes, AccountFields] = {}

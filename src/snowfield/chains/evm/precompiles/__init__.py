@@ -1,0 +1,1 @@
+"""Stateful precompiles of the custom EVM, registered by address and config key."""
