@@ -5,6 +5,7 @@ restart over the same data dir brings them back."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import orjson
 import pytest
 from websockets.sync.client import connect
 
+from snowfield.chains.evm.customgenesis import genesis_json
 from snowfield.formats.hexcheck import encode_hex
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.secp256k1fx import Input
@@ -47,16 +49,10 @@ def custom_chains(node: RunningNode) -> dict[str, str]:
     return {c["name"]: c["id"] for c in listed if c["vmID"] == CUSTOM_EVM_VM.id}
 
 
-def genesis(chain_id: int, extra: dict[str, Any] | None = None) -> bytes:
-    return orjson.dumps(
-        {
-            "config": {"chainId": chain_id, "feeConfig": {"gasLimit": 8_000_000}},
-            "alloc": {FUNDED[2:]: {"balance": "0x1000"}},
-            "gasLimit": "0x7a1200",
-            "timestamp": "0x65000000",
-            **(extra or {}),
-        }
-    )
+def genesis(chain_id: int) -> bytes:
+    """A custom EVM genesis with subnet-evm's default fee config (8M gas)."""
+    alloc = {bytes.fromhex(FUNDED[2:]): 0x1000, bytes.fromhex(DEV[2:]): 10**21}
+    return genesis_json(chain_id, alloc, timestamp=0x65000000)
 
 
 def issue_chain(node: RunningNode, name: str, data: bytes) -> str:
@@ -173,6 +169,16 @@ def test_a_create_chain_tx_starts_the_chain_in_the_running_node(running: Running
         assert head["number"] == "0x1"
     index = f"{running.base}/ext/index/{chain_id}/block"
     assert call(index, "index.getLastAccepted", {"encoding": "hex"})["index"] == "0"
+    # Its default fee config charges a block gas cost: automine builds the block once the
+    # cost has fallen enough for the transaction's tip (within seconds).
+    tx = call(rpc, "eth_sendTransaction", [{"from": DEV, "to": FUNDED, "value": "0x1"}])
+    receipt = None
+    for _ in range(100):
+        receipt = call(rpc, "eth_getTransactionReceipt", [tx])
+        if receipt is not None:
+            break
+        time.sleep(0.1)
+    assert receipt is not None and receipt["status"] == "0x1"
     # Not converted: its validators API lists the subnet's (no) validators.
     url = f"{running.base}/ext/bc/{chain_id}/validators"
     assert call(url, "validators.getCurrentValidators", {}) == {"validators": []}

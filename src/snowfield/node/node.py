@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import shutil
 from dataclasses import asdict
@@ -12,8 +13,10 @@ from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.clock import NetworkClock
+from snowfield.chains.evm.customgenesis import genesis_json, parse_genesis
 from snowfield.chains.evm.execution.call import CallLimits
-from snowfield.chains.evm.genesis import Allocation
+from snowfield.chains.evm.feeconfig import FeeConfig
+from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.platform.genesis import LocalStaker
 from snowfield.chains.platform.records import Blockchain
 from snowfield.config import EvmChainSettings, NetworkSettings
@@ -25,7 +28,6 @@ from snowfield.node.evm_host import CUSTOM_EVM_VM, EVM_VM, EvmHosting, host_evm_
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import InfoService, NodeFacts, info_service
 from snowfield.node.l1_boot import PlatformWallet, create_l1
-from snowfield.node.l1_genesis import default_evm_genesis, parse_evm_genesis
 from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.chain_validators import ChainValidators, chain_validator_methods
@@ -60,6 +62,7 @@ from snowfield.rpc.service import ServiceDispatcher
 
 log = logging.getLogger("snowfield.node")
 AVAX = 10**18
+DEVNET_L1_FEES = functools.partial(FeeConfig, max_block_gas_cost=0, block_gas_cost_step=0)
 # The EVM chain id of the first L1 `--l1 NAME` creates without a genesis; the next get +1, +2.
 DEFAULT_L1_CHAIN_ID = 99999
 VERSION = "snowfield/v0.1.0"
@@ -141,7 +144,7 @@ class Node:
         if str(blockchain.vm_id) != CUSTOM_EVM_VM.id:
             return None
         try:
-            genesis = parse_evm_genesis(blockchain.genesis_data)
+            genesis = parse_genesis(blockchain.genesis_data, str(blockchain.blockchain_id))
         except InvalidParams as exc:
             # avalanchego logs the failure and leaves the chain unhosted; the P-Chain goes on.
             log.error("chain %s not started: %s", blockchain.blockchain_id, exc)
@@ -149,15 +152,16 @@ class Node:
         settings = dataclasses.replace(
             self.settings.c_chain,
             alias=None,
-            chain_id=genesis.chain_id,
-            gas_limit=genesis.gas_limit,
+            chain_id=genesis.config.chain_id,
+            gas_limit=genesis.config.gas_limit,
             genesis_timestamp=genesis.timestamp,
         )
         hosted = self.host_evm(
             settings,
             str(blockchain.blockchain_id),
             subnet_id=str(blockchain.subnet_id),
-            alloc=genesis.alloc,
+            alloc=genesis.config.alloc,
+            genesis=genesis.config,
             vm=CUSTOM_EVM_VM,
         )
         validators = ChainValidators(
@@ -177,12 +181,15 @@ class Node:
             if blockchain.name == name:
                 return self.chains[str(blockchain.blockchain_id)]
         if genesis is None:
-            funded = tuple(
-                Allocation(k.address, self.settings.balance * AVAX) for k in self._funded
-            )
-            chain_id = DEFAULT_L1_CHAIN_ID + len(custom)
-            genesis = default_evm_genesis(
-                chain_id, self.settings.gas_limit, int(self.clock()), funded
+            # The custom EVM's default fee config at the devnet's gas limit, without a block
+            # gas cost (a devnet mines a block per transaction: with the default cost a block
+            # within 2 s of its parent needs ~0.01 AVAX of tips), the dev accounts funded,
+            # and the genesis dated now (a genesis at 0 would date block 0 in 1970).
+            genesis = genesis_json(
+                DEFAULT_L1_CHAIN_ID + len(custom),
+                {k.address: self.settings.balance * AVAX for k in self._funded},
+                fee=DEVNET_L1_FEES(gas_limit=self.settings.gas_limit),
+                timestamp=int(self.clock()),
             )
         wallet = PlatformWallet(
             self.platform,
@@ -229,6 +236,7 @@ class Node:
         subnet_id: str | None = None,
         alloc: tuple[Allocation, ...] | None = None,
         vm: Vm = EVM_VM,
+        genesis: ChainConfig | None = None,
     ) -> HostedChain:
         """An EVM chain of this network: the dev accounts funded (unless `alloc` says), the
         node's request limits, index rules and admin; `register` it to host it."""
@@ -251,6 +259,7 @@ class Node:
             aliases=aliases,
             short_forms=short_forms,
             vm=vm,
+            genesis=genesis,
         )
         return host_evm_chain(
             chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.model import Block, Tx
+from snowfield.chains.evm.rules.subnetevm import SubnetEvmRules
 from snowfield.errors import NotFound
 from snowfield.node.block_ids import BlockIds
 from snowfield.node.filters import FilterRegistry
@@ -25,6 +26,9 @@ T = TypeVar("T")
 # Threads for calls, estimates and traces: each call is bounded by the RPC time limit, and
 # enough of them let a normal call through while a few slow ones run out their time.
 READERS = 8
+# Automine retries of a custom EVM chain's waiting transactions: each second, for an hour.
+AUTOMINE_RETRY = 1.0
+MAX_AUTOMINE_RETRIES = 3600
 
 
 class EvmRuntime:
@@ -50,6 +54,8 @@ class EvmRuntime:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = 0
         self._timer: asyncio.Task[None] | None = None
+        self._retry: asyncio.Task[None] | None = None
+        self._charges_blocks = isinstance(chain.rules, SubnetEvmRules)
         self.block_listeners: list[Callable[[Block], None]] = []
         chain.subscribe(self._on_block_thread)
         chain.on_rewind(self._on_rewind_thread)
@@ -74,6 +80,9 @@ class EvmRuntime:
             self._timer = asyncio.create_task(self._mine_every(seconds))
 
     async def stop(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            await asyncio.gather(self._retry, return_exceptions=True)
         if self._timer is not None:
             self._timer.cancel()
             await asyncio.gather(self._timer, return_exceptions=True)
@@ -95,7 +104,27 @@ class EvmRuntime:
             await self.write(self._submit, tx)
         self.filters.on_pending(tx.hash)
         self.hub.publish_pending(tx)
+        if (
+            self.automine
+            and self._retry is None
+            and self._charges_blocks
+            and len(self.chain.mempool)
+        ):
+            self._retry = asyncio.create_task(self._mine_when_paid())
         return tx
+
+    async def _mine_when_paid(self) -> None:
+        """Automine on a custom EVM chain: a block whose tips do not pay its block gas cost is
+        not built (as subnet-evm's miner); the cost falls with time, so try again each second
+        while transactions wait."""
+        try:
+            for _ in range(MAX_AUTOMINE_RETRIES):
+                await asyncio.sleep(AUTOMINE_RETRY)
+                if not self.automine or not len(self.chain.mempool):
+                    return
+                await self.write(self.chain.mine)
+        finally:
+            self._retry = None
 
     def _submit_inline(self, tx: Tx) -> bool:
         """Does bounded work on the event loop instead of handing it to the writer thread.
