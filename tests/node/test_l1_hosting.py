@@ -83,6 +83,12 @@ def test_l1_flag_creates_a_converted_l1_served_like_the_c_chain(running: Running
     rpc = f"{running.base}/ext/bc/{chain_id}/rpc"
     assert call(rpc, "eth_chainId", []) == hex(99999)
     assert int(call(rpc, "eth_getBalance", [DEV, "latest"]), 16) == 10_000 * 10**18
+    # The custom EVM's rules: its fee config (the devnet's gas limit, no block gas cost).
+    fee = call(rpc, "eth_feeConfig", [])["feeConfig"]
+    assert fee["gasLimit"] == 15_000_000 and fee["minBaseFee"] == 25 * 10**9
+    assert fee["maxBlockGasCost"] == fee["blockGasCostStep"] == 0
+    assert "feeConfig" in call(rpc, "eth_getChainConfig", [])
+    assert error(running.rpc, "eth_feeConfig", [])["code"] == -32601  # not on the C-Chain
     tx = call(rpc, "eth_sendTransaction", [{"from": DEV, "to": FUNDED, "value": "0x7"}])
     receipt = call(rpc, "eth_getTransactionReceipt", [tx])
     assert receipt["status"] == "0x1" and call(rpc, "eth_blockNumber", []) == "0x1"
