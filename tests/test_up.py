@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -15,11 +16,17 @@ from snowfield.testing import free_port
 
 CUSTOM_EVM = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"
 DEV = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+MINTER = "0x0200000000000000000000000000000000000001"
 
 
-def _indexed_transactions(api: int, chain: str) -> list[object]:
-    """The dev account's indexed transactions on `chain`, once some are there (bounded wait)."""
-    url = f"http://127.0.0.1:{api}/v1/chains/{chain}/addresses/{DEV}/transactions"
+def _rpc(url: str, method: str) -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": []}
+    return httpx.post(url, json=body, timeout=10).json()["result"]
+
+
+def _indexed_transactions(api: int, chain: str, address: str = DEV) -> list[object]:
+    """The address's indexed transactions on `chain`, once some are there (bounded wait)."""
+    url = f"http://127.0.0.1:{api}/v1/chains/{chain}/addresses/{address}/transactions"
     deadline = time.monotonic() + 60
     while True:
         reply = httpx.get(url, timeout=5)
@@ -75,6 +82,23 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         assert l1["rpcUrl"].endswith(f"{node}/ext/bc/{l1['platformChainId']}/rpc")
         for chain in ("43112", "99999", l1["platformChainId"]):
             assert _indexed_transactions(api, chain), chain
+        # The demo calls the L1's precompiles: the native minter's mints are indexed.
+        assert _indexed_transactions(api, "99999", MINTER), "mintNativeCoin calls"
+        l1_rpc = f"http://127.0.0.1:{node}/ext/bc/{l1['platformChainId']}/rpc"
+        assert set(_rpc(l1_rpc, "eth_getActiveRulesAt")["precompiles"]) == {
+            "contractDeployerAllowListConfig",
+            "contractNativeMinterConfig",
+            "feeManagerConfig",
+            "rewardManagerConfig",
+            "txAllowListConfig",
+        }
+        changed = 0
+        for _ in range(100):  # the fee manager's call follows the mint in the round
+            changed = _rpc(l1_rpc, "eth_feeConfig")["lastChangedAt"]
+            if changed:
+                break
+            time.sleep(0.2)
+        assert changed > 0, "setFeeConfig calls"
         for chain in ("43112", "99999", "total"):
             series = httpx.get(
                 f"http://127.0.0.1:{metrics}/v2/chains/{chain}/metrics/txCount?timeInterval=hour",

@@ -666,6 +666,30 @@ def contracts_load(
     console.print(f"Loaded metadata of {len(parsed)} contracts")
 
 
+def _demo_l1_genesis(data_dir: Path) -> Path:
+    """`make up`'s L1: the devnet's default L1 genesis with every precompile active, dev
+    account 0 their admin (the demo calls each), the other dev accounts allowed."""
+    import time
+
+    from snowfield.crypto.keys import EWOQ_KEY, derive_keys, key_from_bytes
+    from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, devnet_l1_genesis
+
+    defaults = NetworkSettings()
+    keys = [*derive_keys(defaults.mnemonic, defaults.accounts), key_from_bytes(EWOQ_KEY)]
+    genesis = devnet_l1_genesis(
+        DEFAULT_L1_CHAIN_ID,
+        [k.address for k in keys],
+        defaults.balance * 10**18,
+        defaults.gas_limit,
+        int(time.time()),
+        precompiles=True,
+    )
+    path = data_dir / "demo-l1-genesis.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(genesis)
+    return path
+
+
 @app.command()
 def up(
     data_dir: Annotated[
@@ -692,7 +716,7 @@ def up(
                 "devnet",
                 "--demo",
                 "--l1",
-                "snowfield demo L1",
+                f"snowfield demo L1={_demo_l1_genesis(data_dir)}",
                 "--data-dir",
                 str(data_dir / "devnet"),
                 "--port",

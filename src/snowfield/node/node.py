@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import logging
 import shutil
 from dataclasses import asdict
@@ -13,9 +12,8 @@ from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.clock import NetworkClock
-from snowfield.chains.evm.customgenesis import genesis_json, parse_genesis
+from snowfield.chains.evm.customgenesis import parse_genesis
 from snowfield.chains.evm.execution.call import CallLimits
-from snowfield.chains.evm.feeconfig import FeeConfig
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.platform.genesis import LocalStaker
 from snowfield.chains.platform.records import Blockchain
@@ -27,7 +25,7 @@ from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.evm_host import CUSTOM_EVM_VM, EVM_VM, EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import InfoService, NodeFacts, info_service
-from snowfield.node.l1_boot import PlatformWallet, create_l1
+from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, PlatformWallet, create_l1, devnet_l1_genesis
 from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.chain_validators import ChainValidators, chain_validator_methods
@@ -62,9 +60,6 @@ from snowfield.rpc.service import ServiceDispatcher
 
 log = logging.getLogger("snowfield.node")
 AVAX = 10**18
-DEVNET_L1_FEES = functools.partial(FeeConfig, max_block_gas_cost=0, block_gas_cost_step=0)
-# The EVM chain id of the first L1 `--l1 NAME` creates without a genesis; the next get +1, +2.
-DEFAULT_L1_CHAIN_ID = 99999
 VERSION = "snowfield/v0.1.0"
 
 
@@ -181,15 +176,12 @@ class Node:
             if blockchain.name == name:
                 return self.chains[str(blockchain.blockchain_id)]
         if genesis is None:
-            # The custom EVM's default fee config at the devnet's gas limit, without a block
-            # gas cost (a devnet mines a block per transaction: with the default cost a block
-            # within 2 s of its parent needs ~0.01 AVAX of tips), the dev accounts funded,
-            # and the genesis dated now (a genesis at 0 would date block 0 in 1970).
-            genesis = genesis_json(
+            genesis = devnet_l1_genesis(
                 DEFAULT_L1_CHAIN_ID + len(custom),
-                {k.address: self.settings.balance * AVAX for k in self._funded},
-                fee=DEVNET_L1_FEES(gas_limit=self.settings.gas_limit),
-                timestamp=int(self.clock()),
+                [k.address for k in self._funded],
+                self.settings.balance * AVAX,
+                self.settings.gas_limit,
+                int(self.clock()),
             )
         wallet = PlatformWallet(
             self.platform,
