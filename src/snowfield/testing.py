@@ -333,3 +333,47 @@ def custom_evm_chain(
         clock=clock if clock is not None else (lambda: start),
         genesis_time=parsed.timestamp,
     )
+
+
+@contextlib.contextmanager
+def serve_custom_evm(genesis: bytes) -> Iterator[tuple[str, Any]]:
+    """A custom EVM chain (automining, on the wall clock) whose eth_, net_, web3_ and custom
+    EVM methods are served over JSON-RPC at 127.0.0.1; yields (url, chain). Hosting it at
+    /ext/bc/<id>/rpc inside a devnet is the node's job; this serves the chain alone."""
+    from snowfield.node.methods.customevm import custom_evm_methods
+    from snowfield.node.methods.eth import ProofPolicy, eth_methods
+    from snowfield.node.methods.logs import log_methods
+    from snowfield.node.methods.web3net import web3_net_methods
+    from snowfield.node.runtime import EvmRuntime
+    from snowfield.rpc.dispatch import Dispatcher
+
+    chain = custom_evm_chain(genesis, clock=time.time)
+    runtime = EvmRuntime(chain, blockchain_id="custom-evm")
+    rpc = Dispatcher(
+        [
+            *web3_net_methods("snowfield/v0.1.0", chain.config.chain_id),
+            *eth_methods(runtime, ProofPolicy(), []),
+            *log_methods(runtime),
+            *custom_evm_methods(runtime),
+        ]
+    )
+    started: list[bool] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        if not started:
+            await runtime.start()
+            started.append(True)
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        reply = await rpc.handle_bytes(body) or b""
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": reply})
+
+    with serve_asgi(app, name="custom-evm") as url:
+        yield url, chain

@@ -21,6 +21,7 @@ from snowfield.node.info import InfoService, NodeFacts, info_service
 from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.cheats import cheat_methods
+from snowfield.node.methods.customevm import custom_evm_methods
 from snowfield.node.methods.debug import debug_methods
 from snowfield.node.methods.eth import ProofPolicy, eth_methods
 from snowfield.node.methods.evm import evm_methods
@@ -237,6 +238,7 @@ def evm_rpc_methods(
         *debug_methods(rt),
         *simulate_methods(rt),
         *evm_methods(rt),
+        *custom_evm_methods(rt),
         *cheat_methods(rt),
     ]
 

@@ -368,10 +368,8 @@ def _fee_history(
     fees = [hx(b.header.base_fee) for b in blocks if b]
     last = blocks[-1]
     assert last is not None
-    from snowfield.chains.evm.fees import next_base_fee
-
     h = last.header
-    fees.append(hx(next_base_fee(h.gas_used, h.gas_limit, h.base_fee, chain.config.min_base_fee)))
+    fees.append(hx(chain.rules.next_base_fee(h, h.timestamp, chain.state_at(last))))
     out: dict[str, Any] = {
         "oldestBlock": hx(newest.number - count + 1),
         "baseFeePerGas": fees,

@@ -17,6 +17,15 @@ def hb(value: bytes) -> str:
 
 def header_json(block: Block) -> dict[str, Any]:
     h = block.header
+    out = _header_fields(block)
+    if not h.has_ext_data:  # the custom EVM's header has no atomic fields
+        for name in ("blockExtraData", "extDataGasUsed", "extDataHash"):
+            del out[name]
+    return out
+
+
+def _header_fields(block: Block) -> dict[str, Any]:
+    h = block.header
     return {
         "baseFeePerGas": hx(h.base_fee),
         "blobGasUsed": hx(h.blob_gas_used),
