@@ -32,9 +32,8 @@ def words(args: bytes, count: int, *, strict: bool = False) -> list[int]:
 
 
 def address_arg(value: int) -> bytes:
-    if value >> 160:
-        raise PrecompileError("abi: improperly formatted address input")
-    return value.to_bytes(20, "big")
+    """An address argument: the word's low 20 bytes (Go's abi does not check the padding)."""
+    return (value & (2**160 - 1)).to_bytes(20, "big")
 
 
 def checksummed(address: bytes) -> str:

@@ -35,6 +35,8 @@ _ETH_BLOCKS = (
     "petersburgBlock",
     "istanbulBlock",
     "muirGlacierBlock",
+    "berlinBlock",
+    "londonBlock",
 )
 _UPGRADE_TIMES = ("customEVMTimestamp", "durangoTimestamp", "etnaTimestamp", "fortunaTimestamp")
 _ETH_RULES = (
