@@ -116,3 +116,15 @@ def test_upgrades_activate_and_disable_at_their_timestamps() -> None:
     assert config["upgrades"]["precompileUpgrades"][1] == {
         "contractNativeMinterConfig": {"blockTimestamp": off, "disable": True}
     }
+
+
+def test_allow_fee_recipients_pays_the_producers_coinbase() -> None:
+    d = Driver(allow_fee_recipients=True)
+    producer = b"\x99" * 20
+    d.chain.params = dataclasses.replace(d.chain.params, coinbase=producer)
+    assert d.send(0, ADDRS[3], value=1).status == 1
+    assert d.chain.head.header.coinbase == producer and d.balance(producer) == 21_000 * 10**9
+    plain = Driver()
+    plain.chain.params = dataclasses.replace(plain.chain.params, coinbase=producer)
+    plain.send(0, ADDRS[3], value=1)
+    assert plain.chain.head.header.coinbase == BLACKHOLE and plain.balance(producer) == 0
