@@ -74,6 +74,8 @@ def test_reward_manager_routes_fees(managed: Driver) -> None:
     reward = b"\x77" * 20
     with pytest.raises(InvalidParams, match="non-enabled cannot call setRewardAddress"):
         managed.call(3, REWARDS, sel("setRewardAddress(address)") + word(reward))
+    with pytest.raises(InvalidParams, match="reward address cannot be empty"):
+        managed.call(1, REWARDS, sel("setRewardAddress(address)") + word(0))
     assert managed.send(1, REWARDS, sel("setRewardAddress(address)") + word(reward)).status == 1
     assert managed.call(3, REWARDS, sel("currentRewardAddress()")) == word(reward)
     before = managed.balance(reward)
