@@ -65,6 +65,7 @@ class SubnetEvmRules(EvmRules):
     genesis_precompiles: int = 0
     name = "subnet-evm"
     header_type = SubnetEvmHeader
+    block_fee_applies = True
 
     # -- headers and fees ------------------------------------------------------------------
 
