@@ -103,7 +103,11 @@ def test_fee_config_chain_config_and_active_rules(served: tuple[str, Any]) -> No
         "feeManagerConfig": {"timestamp": 0},
         "txAllowListConfig": {"timestamp": 4_000_000_000},
     }
-    assert rpc_reply(url, "eth_getActivePrecompilesAt", 4_000_000_000)["result"] == later
+    configs = rpc_reply(url, "eth_getActivePrecompilesAt", 4_000_000_000)["result"]
+    assert configs == {
+        "feeManagerConfig": {"blockTimestamp": 0, "adminAddresses": [ADMIN]},
+        "txAllowListConfig": {"blockTimestamp": 4_000_000_000, "adminAddresses": [ADMIN]},
+    }
     bad = rpc_reply(url, "eth_getActiveRulesAt", "0x10")["error"]
     assert bad["code"] == -32602
     assert "cannot unmarshal string into Go value of type uint64" in bad["message"]
