@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.model import Block, Tx
-from snowfield.chains.evm.rules.subnetevm import SubnetEvmRules
 from snowfield.errors import NotFound
 from snowfield.node.block_ids import BlockIds
 from snowfield.node.filters import FilterRegistry
@@ -26,9 +25,8 @@ T = TypeVar("T")
 # Threads for calls, estimates and traces: each call is bounded by the RPC time limit, and
 # enough of them let a normal call through while a few slow ones run out their time.
 READERS = 8
-# Automine retries of a custom EVM chain's waiting transactions: each second, for an hour.
-AUTOMINE_RETRY = 1.0
-MAX_AUTOMINE_RETRIES = 3600
+RETRY_DELAY = 0.5  # seconds between attempts at a block whose tips miss its block gas cost
+RETRY_LIMIT = 1200  # attempts (10 minutes) before waiting for the next transaction
 
 
 class EvmRuntime:
@@ -54,8 +52,7 @@ class EvmRuntime:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = 0
         self._timer: asyncio.Task[None] | None = None
-        self._retry: asyncio.Task[None] | None = None
-        self._charges_blocks = isinstance(chain.rules, SubnetEvmRules)
+        self._retry: asyncio.Future[None] | None = None
         self.block_listeners: list[Callable[[Block], None]] = []
         chain.subscribe(self._on_block_thread)
         chain.on_rewind(self._on_rewind_thread)
@@ -104,27 +101,7 @@ class EvmRuntime:
             await self.write(self._submit, tx)
         self.filters.on_pending(tx.hash)
         self.hub.publish_pending(tx)
-        if (
-            self.automine
-            and self._retry is None
-            and self._charges_blocks
-            and len(self.chain.mempool)
-        ):
-            self._retry = asyncio.create_task(self._mine_when_paid())
         return tx
-
-    async def _mine_when_paid(self) -> None:
-        """Automine on a custom EVM chain: a block whose tips do not pay its block gas cost is
-        not built (as subnet-evm's miner); the cost falls with time, so try again each second
-        while transactions wait."""
-        try:
-            for _ in range(MAX_AUTOMINE_RETRIES):
-                await asyncio.sleep(AUTOMINE_RETRY)
-                if not self.automine or not len(self.chain.mempool):
-                    return
-                await self.write(self.chain.mine)
-        finally:
-            self._retry = None
 
     def _submit_inline(self, tx: Tx) -> bool:
         """Does bounded work on the event loop instead of handing it to the writer thread.
@@ -146,9 +123,35 @@ class EvmRuntime:
 
     def _submit(self, tx: Tx) -> Tx:
         self.chain.submit_decoded(tx)
-        if self.automine:
-            self.chain.mine()
+        waiting = self.automine and self.chain.mine() is None and len(self.chain.mempool)
+        if waiting and self.chain.rules.block_fee_applies:
+            self._retry_soon()
         return tx
+
+    def _retry_soon(self) -> None:
+        """Builds again shortly: a custom EVM block waits until its tips pay the block gas
+        cost, which falls as time passes (subnet-evm's builder retries every 500 ms)."""
+        loop = self._loop
+        if loop is None or self._retry is not None:
+            return
+
+        def start() -> None:
+            if self._retry is None:
+                self._retry = asyncio.ensure_future(self._retry_mining())
+
+        loop.call_soon_threadsafe(start)
+
+    async def _retry_mining(self) -> None:
+        try:
+            for _ in range(RETRY_LIMIT):
+                await asyncio.sleep(RETRY_DELAY)
+                if not self.automine or not len(self.chain.mempool):
+                    return
+                await self.write(self.chain.mine)
+        except Exception:
+            log.exception("block production retry failed")
+        finally:
+            self._retry = None
 
     async def mine(self, timestamp: int | None = None) -> Block | None:
         return await self.write(lambda: self.chain.mine(allow_empty=True, timestamp=timestamp))

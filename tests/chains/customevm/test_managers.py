@@ -101,8 +101,11 @@ def test_upgrades_activate_and_disable_at_their_timestamps() -> None:
     mint = sel("mintNativeCoin(address,uint256)") + word(ADDRS[4]) + word(5)
     assert d.call(0, MINTER, mint) == b""  # nothing at the address yet: a plain call
     rules = d.chain.rules
-    assert rules.active_precompiles_json(on - 1) == {}
-    assert rules.active_precompiles_json(on) == {"contractNativeMinterConfig": {"timestamp": on}}
+    assert rules.active_rules_json(on - 1)["precompiles"] == {}
+    assert rules.active_rules_json(on)["precompiles"] == {
+        "contractNativeMinterConfig": {"timestamp": on}
+    }
+    assert rules.active_precompiles_json(off) == {}
     while d.now < on:
         d.send(0, ADDRS[3], value=1)
     state = d.chain.state_at(d.chain.head)
