@@ -2,7 +2,8 @@
 
 Automine (every transaction mined before the call returns) and interval mode (blocks every
 --block-time seconds). Each node first gets WARMUP transactions untimed. Prints tx/s for
-each and the ratio ours/anvil. Loopback only; every loop is bounded in count and time.
+each and the ratio ours/anvil, then the devnet's L1 (`--l1`, measured in the same node after
+its C-Chain) beside its C-Chain. Loopback only; every loop is bounded in count and time.
 
     python bench/devnet.py [--txs 500 2000] [--block-time 0.25]
 
@@ -33,6 +34,8 @@ from snowfield.testing import anvil_binary as testing_anvil_binary
 from snowfield.testing import free_port
 
 KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+CUSTOM_EVM = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"
+L1_CHAIN_ID = 99999  # the chain id `--l1 NAME` gives the first L1 without a genesis file
 TIME_LIMIT = 300.0
 
 
@@ -147,15 +150,32 @@ def measure(url: str, txs: list[str]) -> Rate:
     return Rate(len(txs) / elapsed)
 
 
+def _mean(a: Rate, b: Rate) -> Rate:
+    rate = Rate((a + b) / 2)
+    rate.complete = getattr(a, "complete", True) and getattr(b, "complete", True)
+    return rate
+
+
 def _cut_short(sent: int, started: float) -> Rate:
     rate = Rate(sent / (time.perf_counter() - started))
     rate.complete = False
     return rate
 
 
-def ours(count: int, block_time: float | None) -> float:
+def l1_rpc(base: str) -> str:
+    """The JSON-RPC URL of the devnet's L1 (`--l1`), from the P-Chain's blockchain list."""
+    with httpx.Client(timeout=10) as client:
+        reply = rpc(client, f"{base}/ext/bc/P", "platform.getBlockchains")
+    assert isinstance(reply, dict)
+    (chain,) = [c for c in reply["blockchains"] if c["vmID"] == CUSTOM_EVM]
+    return f"{base}/ext/bc/{chain['id']}/rpc"
+
+
+def ours(count: int, block_time: float | None) -> tuple[float, float]:
+    """The C-Chain's rate and, in the same node, its L1's (same gas limit, same mode)."""
     port = free_port()
-    url = f"http://127.0.0.1:{port}/ext/bc/C/rpc"
+    base = f"http://127.0.0.1:{port}"
+    url = f"{base}/ext/bc/C/rpc"
     with tempfile.TemporaryDirectory() as data:
         cmd = [
             sys.executable,
@@ -170,11 +190,23 @@ def ours(count: int, block_time: float | None) -> float:
             "warn",
             "--gas-limit",
             "30000000",
+            "--l1",
+            "bench L1",
         ]
         if block_time is not None:
             cmd += ["--block-time", str(block_time)]
         with running(cmd, url):
-            return measure(url, signed(43112, WARMUP + count))
+            # The first chain measured warms the process for the second: each goes first in
+            # turn, over half of the transactions, and the two halves are averaged.
+            half = max(1, count // 2)
+            total = 2 * (WARMUP + half)  # each run warms up on its first WARMUP
+            c_txs, l1_txs = signed(43112, total), signed(L1_CHAIN_ID, total)
+            l1_url = l1_rpc(base)
+            c_first = measure(url, c_txs[: WARMUP + half])
+            l1_second = measure(l1_url, l1_txs[: WARMUP + half])
+            l1_first = measure(l1_url, l1_txs[WARMUP + half :])
+            c_second = measure(url, c_txs[WARMUP + half :])
+            return _mean(c_first, c_second), _mean(l1_first, l1_second)
 
 
 def anvil(binary: Path, count: int, block_time: float | None) -> float:
@@ -203,14 +235,16 @@ def main() -> None:
     args = parser.parse_args()
     binary = anvil_binary()
     rows = []
+    l1_rows = []
     for count in args.txs:
         for label, block_time in (
             ("automine", None),
             (f"interval {args.block_time}s", args.block_time),
         ):
-            mine = ours(count, block_time)
+            mine, l1 = ours(count, block_time)
             base = anvil(binary, count, block_time) if binary else None
             rows.append((f"{label}, {count} txs", mine, base))
+            l1_rows.append((f"{label}, {count} txs", mine, l1))
     print(f"{'mode':<26}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}")
     cut = False
     for label, mine, base in rows:
@@ -221,6 +255,12 @@ def main() -> None:
             marks = (marks[0], "*")
         cut = cut or "*" in marks
         print(f"{label:<26}{f'{mine:,.0f}{marks[0]}':>16}{base_text + marks[1]:>14}{ratio:>9}")
+    print(f"\n{'mode':<26}{'C-Chain tx/s':>16}{'L1 tx/s':>14}{'L1/C':>9}")
+    for label, c_rate, l1 in l1_rows:
+        marks = ["" if getattr(r, "complete", True) else "*" for r in (c_rate, l1)]
+        cut = cut or "*" in marks
+        row = f"{label:<26}{f'{c_rate:,.0f}{marks[0]}':>16}{f'{l1:,.0f}{marks[1]}':>14}"
+        print(f"{row}{f'{l1 / c_rate:.2f}x':>9}")
     if cut:
         print(f"* did not finish within {TIME_LIMIT:.0f} s: rate over the transactions sent")
     print(f"(cores: {os.cpu_count()}; anvil from npm @foundry-rs/anvil-linux-amd64)")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -39,6 +40,28 @@ def _primary_network(api: int, deadline: float) -> dict[str, list[dict[str, obje
         pending = httpx.get(f"{base}/rewards:listPending", params={"nodeIds": node_ids}, timeout=5)
         found["pending"] = pending.json()["pendingRewards"]
     return found
+
+
+CUSTOM_EVM = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"
+DEV = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+MINTER = "0x0200000000000000000000000000000000000001"
+
+
+def _rpc(url: str, method: str) -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": []}
+    return httpx.post(url, json=body, timeout=10).json()["result"]
+
+
+def _indexed_transactions(api: int, chain: str, address: str = DEV) -> list[object]:
+    """The address's indexed transactions on `chain`, once some are there (bounded wait)."""
+    url = f"http://127.0.0.1:{api}/v1/chains/{chain}/addresses/{address}/transactions"
+    deadline = time.monotonic() + 60
+    while True:
+        reply = httpx.get(url, timeout=5)
+        found: list[object] = reply.json().get("transactions", []) if reply.is_success else []
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
 
 
 def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
@@ -93,11 +116,35 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         chains = httpx.get(f"http://127.0.0.1:{api}/v1/chains", timeout=5).json()["chains"]
         assert chains[0]["chainId"] == "43112"
         assert chains[0]["rpcUrl"].endswith(f"{node}/ext/bc/C/rpc")
-        series = httpx.get(
-            f"http://127.0.0.1:{metrics}/v2/chains/43112/metrics/txCount?timeInterval=hour",
-            timeout=5,
-        ).json()["results"]
-        assert sum(point["value"] for point in series) > 0, series
+        # The demo L1: its own chain in operation 3, with its own demo traffic indexed.
+        (l1,) = [c for c in chains if c["chainName"] == "snowfield demo L1"]
+        assert l1["chainId"] == "99999" and l1["vmId"] == CUSTOM_EVM
+        assert l1["rpcUrl"].endswith(f"{node}/ext/bc/{l1['platformChainId']}/rpc")
+        for chain in ("43112", "99999", l1["platformChainId"]):
+            assert _indexed_transactions(api, chain), chain
+        # The demo calls the L1's precompiles: the native minter's mints are indexed.
+        assert _indexed_transactions(api, "99999", MINTER), "mintNativeCoin calls"
+        l1_rpc = f"http://127.0.0.1:{node}/ext/bc/{l1['platformChainId']}/rpc"
+        assert set(_rpc(l1_rpc, "eth_getActiveRulesAt")["precompiles"]) == {
+            "contractDeployerAllowListConfig",
+            "contractNativeMinterConfig",
+            "feeManagerConfig",
+            "rewardManagerConfig",
+            "txAllowListConfig",
+        }
+        changed = 0
+        for _ in range(100):  # the fee manager's call follows the mint in the round
+            changed = _rpc(l1_rpc, "eth_feeConfig")["lastChangedAt"]
+            if changed:
+                break
+            time.sleep(0.2)
+        assert changed > 0, "setFeeConfig calls"
+        for chain in ("43112", "99999", "total"):
+            series = httpx.get(
+                f"http://127.0.0.1:{metrics}/v2/chains/{chain}/metrics/txCount?timeInterval=hour",
+                timeout=5,
+            ).json()["results"]
+            assert sum(point["value"] for point in series) > 0, (chain, series)
         primary = _primary_network(api, deadline)
         assert primary["staking"], "operation 11 lists the demo's stakers"
         assert primary["pending"], "operation 12 lists their pending rewards"

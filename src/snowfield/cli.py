@@ -216,16 +216,24 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
         await run_platform_demo(base, demo_secret(keys), lambda line: log.info("demo: %s", line))
     except (SnowfieldError, RuntimeError, OSError) as exc:  # e.g. a restart: stakes exist
         log.warning("demo: the P-Chain demo stopped: %s", exc)
-    url = f"{base}/ext/bc/C/rpc"
-    async with RpcClient(url) as client:
-        await run_demo(
-            client,
-            [k.private_key for k in node.dev_keys],
-            rounds=None,
-            interval=2.0,
-            stop=None,
-            log=lambda line: log.info("demo: %s", line),
-        )
+    bc = f"{base}/ext/bc"
+    # The C-Chain and every L1 of the devnet (`--l1`): the same demo on each.
+    labels = ["C", *(c.blockchain_id for c in node.chains if c.vm.name == "subnet-evm")]
+
+    async def one(label: str) -> None:
+        async with RpcClient(f"{bc}/{label}/rpc") as client:
+            await run_demo(
+                client,
+                [k.private_key for k in node.dev_keys],
+                rounds=None,
+                interval=2.0,
+                stop=None,
+                log=lambda line: log.info("demo %s: %s", label, line),
+            )
+
+    async with asyncio.TaskGroup() as group:
+        for label in labels:
+            group.create_task(one(label))
 
 
 def _tune_gc() -> None:
@@ -250,7 +258,7 @@ def _print_banner(node: Any, settings: NetworkSettings) -> None:
         if chain.alias:
             console.print(f"  (also /ext/bc/{chain.blockchain_id}/...)", soft_wrap=True)
         for name in chain.indexes:
-            console.print(f"Index:        {base}/ext/index/{chain.alias}/{name}", soft_wrap=True)
+            console.print(f"Index:        {base}/ext/index/{chain.label}/{name}", soft_wrap=True)
     console.print(f"Health:       {base}/ext/health", soft_wrap=True)
     console.print(f"Metrics:      {base}/ext/metrics")
     console.print(
@@ -711,6 +719,30 @@ def contracts_load(
     console.print(f"Loaded metadata of {len(parsed)} contracts")
 
 
+def _demo_l1_genesis(data_dir: Path) -> Path:
+    """`make up`'s L1: the devnet's default L1 genesis with every precompile active, dev
+    account 0 their admin (the demo calls each), the other dev accounts allowed."""
+    import time
+
+    from snowfield.crypto.keys import EWOQ_KEY, derive_keys, key_from_bytes
+    from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, devnet_l1_genesis
+
+    defaults = NetworkSettings()
+    keys = [*derive_keys(defaults.mnemonic, defaults.accounts), key_from_bytes(EWOQ_KEY)]
+    genesis = devnet_l1_genesis(
+        DEFAULT_L1_CHAIN_ID,
+        [k.address for k in keys],
+        defaults.balance * 10**18,
+        defaults.gas_limit,
+        int(time.time()),
+        precompiles=True,
+    )
+    path = data_dir / "demo-l1-genesis.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(genesis)
+    return path
+
+
 @app.command()
 def up(
     data_dir: Annotated[
@@ -736,6 +768,8 @@ def up(
                 *python,
                 "devnet",
                 "--demo",
+                "--l1",
+                f"snowfield demo L1={_demo_l1_genesis(data_dir)}",
                 "--data-dir",
                 str(data_dir / "devnet"),
                 "--port",

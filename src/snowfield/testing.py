@@ -377,3 +377,69 @@ def serve_custom_evm(genesis: bytes) -> Iterator[tuple[str, Any]]:
 
     with serve_asgi(app, name="custom-evm") as url:
         yield url, chain
+
+
+# subnet-evm's VM id, as avalanchego's info.getVMs lists it.
+CUSTOM_EVM_VM_ID = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"
+
+
+@contextlib.contextmanager
+def serve_devnet_with_custom_evm(
+    genesis: bytes, **overrides: Any
+) -> Iterator[tuple[RunningNode, str]]:
+    """A devnet node that also hosts a custom EVM chain built from `genesis` at
+    /ext/bc/<blockchainID>/rpc and /ws (with the node's clock, limits and dev accounts'
+    methods); yields (node, blockchain id). Until CreateChainTx starts such chains, tests
+    register it here directly."""
+    from snowfield.chains.evm.chain import EvmChain
+    from snowfield.chains.evm.customgenesis import parse_genesis
+    from snowfield.chains.evm.journal import MemoryJournal
+    from snowfield.config import EvmChainSettings
+    from snowfield.crypto.hashing import sha256
+    from snowfield.formats.cb58 import encode_cb58
+    from snowfield.node.evm_host import evm_health
+    from snowfield.node.registry import EvmRpc, EvmWebSocket, HostedChain, Vm
+    from snowfield.node.runtime import EvmRuntime
+    from snowfield.rpc.dispatch import Dispatcher, Limits
+
+    settings = dataclasses.replace(DevnetSettings(port=free_port()), **overrides)
+    node = build_node(settings)
+    parsed = parse_genesis(genesis)
+    blockchain_id = encode_cb58(sha256(genesis))
+    chain = EvmChain(
+        parsed.config, MemoryJournal(), clock=node.clock, genesis_time=parsed.timestamp
+    )
+    runtime = EvmRuntime(chain, blockchain_id=blockchain_id)
+    chain_settings = EvmChainSettings(
+        alias=None,
+        chain_id=parsed.config.chain_id,
+        gas_limit=parsed.config.gas_limit,
+        block_time=None,
+        genesis_timestamp=parsed.timestamp,
+        pruning_enabled=False,
+        historical_proof_query_window=0,
+    )
+    limits = Limits(
+        batch_items=settings.batch_request_limit, request_bytes=settings.max_request_bytes
+    )
+    rpc = Dispatcher(node.evm_rpc_methods(runtime, chain_settings), limits)
+    node.register(
+        HostedChain(
+            alias=None,
+            blockchain_id=blockchain_id,
+            subnet_id=node.ids.primary_subnet,
+            vm=Vm(CUSTOM_EVM_VM_ID, "subnetevm"),
+            runtime=runtime,
+            services={"rpc": EvmRpc(rpc), "ws": EvmWebSocket(rpc, runtime.hub)},
+            health=lambda: evm_health(runtime.ids),
+        )
+    )
+    try:
+        app = create_node_app(node)
+        with serve_asgi(
+            app, port=settings.port, name="devnet", limits=http_limits(settings)
+        ) as base:
+            yield RunningNode(base, node), blockchain_id
+    finally:
+        if node.admin.temporary:
+            shutil.rmtree(node.admin.directory, ignore_errors=True)

@@ -4,6 +4,7 @@ by EVM chain id and by blockchain id, and the metrics aggregates span them."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,9 +18,11 @@ import pytest
 from snowfield.api.app import create_data_app
 from snowfield.api.metrics import create_metrics_app
 from snowfield.cli import data_api_error, metrics_api_error
+from snowfield.indexer.network import ChainTarget, NetworkFollower, discover
 from snowfield.store import writes
 from snowfield.store.database import Database
 from snowfield.testing import RunningNode, serve_asgi, serve_devnet
+from tests.node.test_l1_hosting import genesis, issue_chain
 
 DEV = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 TO = "0x" + "cd" * 20
@@ -123,3 +126,37 @@ def test_metrics_aggregates_span_the_l1(network: Network) -> None:
     assert tx_count("99999") == 3 and tx_count("43112") == 1
     assert tx_count("total") == tx_count("testnet") == 4
     assert tx_count("mainnet") == 0
+
+
+def test_a_chain_created_while_following_is_picked_up(network: Network) -> None:
+    """The follower looks for new chains while it runs (a CreateChainTx can start one)."""
+
+    async def go() -> list[ChainTarget]:
+        stop = asyncio.Event()
+        seen: list[ChainTarget] = []
+
+        async def follow(target: ChainTarget) -> None:
+            seen.append(target)
+
+        async def find() -> list[ChainTarget]:
+            return await discover(network.node.rpc)
+
+        task = asyncio.create_task(NetworkFollower(follow, find, rediscover=0.05).run(stop))
+        for _ in range(200):
+            if seen:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.to_thread(issue_chain, network.node, "late chain", genesis(4242))
+        for _ in range(200):
+            if len(seen) == 2:
+                break
+            await asyncio.sleep(0.05)
+        stop.set()
+        await task
+        return seen
+
+    first, late = asyncio.run(go())
+    assert (first.chain_id, first.name) == (99999, L1_NAME)
+    assert (late.chain_id, late.name) == (4242, "late chain")
+    assert late.rpc_url == f"{network.node.base}/ext/bc/{late.blockchain_id}/rpc"
+    assert late.vm_id == "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"

@@ -103,7 +103,26 @@ def test_fee_config_chain_config_and_active_rules(served: tuple[str, Any]) -> No
         "feeManagerConfig": {"timestamp": 0},
         "txAllowListConfig": {"timestamp": 4_000_000_000},
     }
-    assert rpc_reply(url, "eth_getActivePrecompilesAt", 4_000_000_000)["result"] == later
+    configs = rpc_reply(url, "eth_getActivePrecompilesAt", 4_000_000_000)["result"]
+    assert configs == {
+        "feeManagerConfig": {"blockTimestamp": 0, "adminAddresses": [ADMIN]},
+        "txAllowListConfig": {"blockTimestamp": 4_000_000_000, "adminAddresses": [ADMIN]},
+    }
     bad = rpc_reply(url, "eth_getActiveRulesAt", "0x10")["error"]
     assert bad["code"] == -32602
     assert "cannot unmarshal string into Go value of type uint64" in bad["message"]
+
+
+def test_a_block_waiting_for_its_block_gas_cost_is_built_once_the_cost_falls() -> None:
+    genesis = genesis_json(55_556, {bytes.fromhex(KEY.address[2:]): 10**24})  # default fees
+    with serve_custom_evm(genesis) as (url, chain):
+        w3 = Web3(Web3.HTTPProvider(url))
+        w3.middleware_onion.inject(ExtraDataToPOAMiddleware, layer=0)
+        first = _send(w3, {"to": "0x" + "00" * 19 + "01", "value": 1, "gas": 21_000})
+        assert first["status"] == 1
+        # Right after it, the block gas cost is 400,000 gas: a 1 gwei tip buys 840 of it.
+        second = _send(w3, {"to": "0x" + "00" * 19 + "01", "value": 1, "gas": 21_000})
+        assert second["blockNumber"] == first["blockNumber"] + 1
+        block = chain.block(second["blockNumber"])
+        # Only at the target rate (2 s) is the cost back to 0.
+        assert block.header.timestamp - chain.block(first["blockNumber"]).header.timestamp >= 2

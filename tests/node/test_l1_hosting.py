@@ -5,6 +5,7 @@ restart over the same data dir brings them back."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,9 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from websockets.sync.client import connect
 
+from snowfield.chains.evm.customgenesis import genesis_json
 from snowfield.formats.hexcheck import encode_hex
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.secp256k1fx import Input
@@ -46,16 +49,10 @@ def custom_chains(node: RunningNode) -> dict[str, str]:
     return {c["name"]: c["id"] for c in listed if c["vmID"] == CUSTOM_EVM_VM.id}
 
 
-def genesis(chain_id: int, extra: dict[str, Any] | None = None) -> bytes:
-    return orjson.dumps(
-        {
-            "config": {"chainId": chain_id, "feeConfig": {"gasLimit": 8_000_000}},
-            "alloc": {FUNDED[2:]: {"balance": "0x1000"}},
-            "gasLimit": "0x7a1200",
-            "timestamp": "0x65000000",
-            **(extra or {}),
-        }
-    )
+def genesis(chain_id: int) -> bytes:
+    """A custom EVM genesis with subnet-evm's default fee config (8M gas)."""
+    alloc = {bytes.fromhex(FUNDED[2:]): 0x1000, bytes.fromhex(DEV[2:]): 10**21}
+    return genesis_json(chain_id, alloc, timestamp=0x65000000)
 
 
 def issue_chain(node: RunningNode, name: str, data: bytes) -> str:
@@ -86,6 +83,12 @@ def test_l1_flag_creates_a_converted_l1_served_like_the_c_chain(running: Running
     rpc = f"{running.base}/ext/bc/{chain_id}/rpc"
     assert call(rpc, "eth_chainId", []) == hex(99999)
     assert int(call(rpc, "eth_getBalance", [DEV, "latest"]), 16) == 10_000 * 10**18
+    # The custom EVM's rules: its fee config (the devnet's gas limit, no block gas cost).
+    fee = call(rpc, "eth_feeConfig", [])["feeConfig"]
+    assert fee["gasLimit"] == 15_000_000 and fee["minBaseFee"] == 25 * 10**9
+    assert fee["maxBlockGasCost"] == fee["blockGasCostStep"] == 0
+    assert "feeConfig" in call(rpc, "eth_getChainConfig", [])
+    assert error(running.rpc, "eth_feeConfig", [])["code"] == -32601  # not on the C-Chain
     tx = call(rpc, "eth_sendTransaction", [{"from": DEV, "to": FUNDED, "value": "0x7"}])
     receipt = call(rpc, "eth_getTransactionReceipt", [tx])
     assert receipt["status"] == "0x1" and call(rpc, "eth_blockNumber", []) == "0x1"
@@ -161,6 +164,27 @@ def test_a_create_chain_tx_starts_the_chain_in_the_running_node(running: Running
     assert call(rpc, "eth_getBalance", [FUNDED, "latest"]) == "0x1000"
     genesis_block = call(rpc, "eth_getBlockByNumber", ["0x0", False])
     assert genesis_block["timestamp"] == "0x65000000" and genesis_block["gasLimit"] == "0x7a1200"
+    # Its socket, routed after the app was built, carries its own heads.
+    ws_url = rpc.replace("http://", "ws://")[: -len("/rpc")] + "/ws"
+    with connect(ws_url, open_timeout=10) as socket:
+        socket.send(orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe",
+                                  "params": ["newHeads"]}).decode())  # fmt: skip
+        assert "result" in orjson.loads(socket.recv(timeout=10))
+        call(rpc, "evm_mine", [])
+        head = orjson.loads(socket.recv(timeout=10))["params"]["result"]
+        assert head["number"] == "0x1"
+    index = f"{running.base}/ext/index/{chain_id}/block"
+    assert call(index, "index.getLastAccepted", {"encoding": "hex"})["index"] == "0"
+    # Its default fee config charges a block gas cost: automine builds the block once the
+    # cost has fallen enough for the transaction's tip (within seconds).
+    tx = call(rpc, "eth_sendTransaction", [{"from": DEV, "to": FUNDED, "value": "0x1"}])
+    receipt = None
+    for _ in range(100):
+        receipt = call(rpc, "eth_getTransactionReceipt", [tx])
+        if receipt is not None:
+            break
+        time.sleep(0.1)
+    assert receipt is not None and receipt["status"] == "0x1"
     # Not converted: its validators API lists the subnet's (no) validators.
     url = f"{running.base}/ext/bc/{chain_id}/validators"
     assert call(url, "validators.getCurrentValidators", {}) == {"validators": []}

@@ -3,6 +3,7 @@ and health check, as one HostedChain."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,8 @@ class EvmHosting:
     aliases: tuple[str, ...] = ()
     short_forms: tuple[str, ...] = ()
     vm: Vm = EVM_VM
+    # The chain's config from its genesis (rule set, base fee floor); None: the C-Chain's.
+    genesis: ChainConfig | None = None
 
 
 def host_evm_chain(
@@ -61,6 +64,10 @@ def host_evm_chain(
         client_version=hosting.client_version,
         alloc=hosting.alloc,
     )
+    if hosting.genesis is not None:
+        config = dataclasses.replace(
+            config, rules=hosting.genesis.rules, min_base_fee=hosting.genesis.min_base_fee
+        )
     chain = EvmChain(
         config,
         storage.journal(label),

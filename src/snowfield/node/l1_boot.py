@@ -4,10 +4,14 @@ by a dev key and paying exactly the dynamic fee, as a wallet would."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from snowfield.chains.evm.customgenesis import genesis_json
+from snowfield.chains.evm.feeconfig import FeeConfig
 from snowfield.chains.platform.complexity import tx_complexity
 from snowfield.chains.platform.gas import to_gas
 from snowfield.crypto.secp256k1 import public_key_of, sign_recoverable
@@ -41,6 +45,12 @@ VALIDATOR_WEIGHT = 100
 # The address avalanche-cli deploys the validator manager proxy at: the L1's manager.
 MANAGER_ADDRESS = bytes.fromhex("0feedc0de0000000000000000000000000000000")
 MAX_INPUTS = 256
+# The EVM chain id of the first L1 `--l1 NAME` creates without a genesis; the next get +1, +2.
+DEFAULT_L1_CHAIN_ID = 99999
+# subnet-evm's default fee config without a block gas cost: a devnet mines a block per
+# transaction, and with the default cost a block within 2 s of its parent needs ~0.01 AVAX
+# of tips.
+DEVNET_L1_FEES = functools.partial(FeeConfig, max_block_gas_cost=0, block_gas_cost_step=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,3 +165,39 @@ def create_l1(
         balances,
     )
     return L1Created(subnet.id, chain.id)
+
+
+def devnet_l1_genesis(
+    chain_id: int,
+    funded: Sequence[bytes],
+    balance: int,
+    gas_limit: int,
+    now: int,
+    *,
+    precompiles: bool = False,
+) -> bytes:
+    """The genesis `--l1 NAME` gives an L1 without a file: DEVNET_L1_FEES at the devnet's gas
+    limit, `funded` holding `balance` wei each, dated `now` (a genesis at 0 would date block 0
+    in 1970). `precompiles`: every precompile active, the first funded account their admin."""
+    configs = precompile_genesis_configs(funded[0], funded[1:]) if precompiles else None
+    return genesis_json(
+        chain_id,
+        dict.fromkeys(funded, balance),
+        fee=DEVNET_L1_FEES(gas_limit=gas_limit),
+        precompiles=configs,
+        timestamp=now,
+    )
+
+
+def precompile_genesis_configs(admin: bytes, enabled: Sequence[bytes]) -> dict[str, Any]:
+    """Every custom EVM precompile active from genesis with `admin` as its admin; the allow
+    lists also enable `enabled` (everyone else is refused, as on a permissioned L1)."""
+    owner = {"blockTimestamp": 0, "adminAddresses": ["0x" + admin.hex()]}
+    allowed = {**owner, "enabledAddresses": ["0x" + a.hex() for a in enabled]}
+    return {
+        "txAllowListConfig": allowed,
+        "contractDeployerAllowListConfig": allowed,
+        "contractNativeMinterConfig": owner,
+        "feeManagerConfig": owner,
+        "rewardManagerConfig": owner,
+    }

@@ -12,8 +12,9 @@ from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.clock import NetworkClock
+from snowfield.chains.evm.customgenesis import parse_genesis
 from snowfield.chains.evm.execution.call import CallLimits
-from snowfield.chains.evm.genesis import Allocation
+from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.platform.genesis import LocalStaker
 from snowfield.chains.platform.records import Blockchain
 from snowfield.config import EvmChainSettings, NetworkSettings
@@ -25,8 +26,7 @@ from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.evm_host import CUSTOM_EVM_VM, EVM_VM, EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import InfoService, NodeFacts, info_service
-from snowfield.node.l1_boot import PlatformWallet, create_l1
-from snowfield.node.l1_genesis import default_evm_genesis, parse_evm_genesis
+from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, PlatformWallet, create_l1, devnet_l1_genesis
 from snowfield.node.methods.accesslist import access_list_methods
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.chain_validators import ChainValidators, chain_validator_methods
@@ -61,8 +61,6 @@ from snowfield.rpc.service import ServiceDispatcher
 
 log = logging.getLogger("snowfield.node")
 AVAX = 10**18
-# The EVM chain id of the first L1 `--l1 NAME` creates without a genesis; the next get +1, +2.
-DEFAULT_L1_CHAIN_ID = 99999
 VERSION = "snowfield/v0.1.0"
 
 
@@ -165,7 +163,7 @@ class Node:
         if str(blockchain.vm_id) != CUSTOM_EVM_VM.id:
             return None
         try:
-            genesis = parse_evm_genesis(blockchain.genesis_data)
+            genesis = parse_genesis(blockchain.genesis_data, str(blockchain.blockchain_id))
         except InvalidParams as exc:
             # avalanchego logs the failure and leaves the chain unhosted; the P-Chain goes on.
             log.error("chain %s not started: %s", blockchain.blockchain_id, exc)
@@ -173,15 +171,16 @@ class Node:
         settings = dataclasses.replace(
             self.settings.c_chain,
             alias=None,
-            chain_id=genesis.chain_id,
-            gas_limit=genesis.gas_limit,
+            chain_id=genesis.config.chain_id,
+            gas_limit=genesis.config.gas_limit,
             genesis_timestamp=genesis.timestamp,
         )
         hosted = self.host_evm(
             settings,
             str(blockchain.blockchain_id),
             subnet_id=str(blockchain.subnet_id),
-            alloc=genesis.alloc,
+            alloc=genesis.config.alloc,
+            genesis=genesis.config,
             vm=CUSTOM_EVM_VM,
         )
         validators = ChainValidators(
@@ -201,12 +200,12 @@ class Node:
             if blockchain.name == name:
                 return self.chains[str(blockchain.blockchain_id)]
         if genesis is None:
-            funded = tuple(
-                Allocation(k.address, self.settings.balance * AVAX) for k in self._funded
-            )
-            chain_id = DEFAULT_L1_CHAIN_ID + len(custom)
-            genesis = default_evm_genesis(
-                chain_id, self.settings.gas_limit, int(self.clock()), funded
+            genesis = devnet_l1_genesis(
+                DEFAULT_L1_CHAIN_ID + len(custom),
+                [k.address for k in self._funded],
+                self.settings.balance * AVAX,
+                self.settings.gas_limit,
+                int(self.clock()),
             )
         wallet = PlatformWallet(
             self.platform,
@@ -253,6 +252,7 @@ class Node:
         subnet_id: str | None = None,
         alloc: tuple[Allocation, ...] | None = None,
         vm: Vm = EVM_VM,
+        genesis: ChainConfig | None = None,
     ) -> HostedChain:
         """An EVM chain of this network: the dev accounts funded (unless `alloc` says), the
         node's request limits, index rules and admin; `register` it to host it."""
@@ -275,6 +275,7 @@ class Node:
             aliases=aliases,
             short_forms=short_forms,
             vm=vm,
+            genesis=genesis,
         )
         return host_evm_chain(
             chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)

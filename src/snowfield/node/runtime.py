@@ -25,6 +25,8 @@ T = TypeVar("T")
 # Threads for calls, estimates and traces: each call is bounded by the RPC time limit, and
 # enough of them let a normal call through while a few slow ones run out their time.
 READERS = 8
+RETRY_DELAY = 0.5  # seconds between attempts at a block whose tips miss its block gas cost
+RETRY_LIMIT = 1200  # attempts (10 minutes) before waiting for the next transaction
 
 
 class EvmRuntime:
@@ -50,6 +52,7 @@ class EvmRuntime:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = 0
         self._timer: asyncio.Task[None] | None = None
+        self._retry: asyncio.Future[None] | None = None
         self.block_listeners: list[Callable[[Block], None]] = []
         chain.subscribe(self._on_block_thread)
         chain.on_rewind(self._on_rewind_thread)
@@ -74,6 +77,9 @@ class EvmRuntime:
             self._timer = asyncio.create_task(self._mine_every(seconds))
 
     async def stop(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            await asyncio.gather(self._retry, return_exceptions=True)
         if self._timer is not None:
             self._timer.cancel()
             await asyncio.gather(self._timer, return_exceptions=True)
@@ -117,9 +123,35 @@ class EvmRuntime:
 
     def _submit(self, tx: Tx) -> Tx:
         self.chain.submit_decoded(tx)
-        if self.automine:
-            self.chain.mine()
+        waiting = self.automine and self.chain.mine() is None and len(self.chain.mempool)
+        if waiting and self.chain.rules.block_fee_applies:
+            self._retry_soon()
         return tx
+
+    def _retry_soon(self) -> None:
+        """Builds again shortly: a custom EVM block waits until its tips pay the block gas
+        cost, which falls as time passes (subnet-evm's builder retries every 500 ms)."""
+        loop = self._loop
+        if loop is None or self._retry is not None:
+            return
+
+        def start() -> None:
+            if self._retry is None:
+                self._retry = asyncio.ensure_future(self._retry_mining())
+
+        loop.call_soon_threadsafe(start)
+
+    async def _retry_mining(self) -> None:
+        try:
+            for _ in range(RETRY_LIMIT):
+                await asyncio.sleep(RETRY_DELAY)
+                if not self.automine or not len(self.chain.mempool):
+                    return
+                await self.write(self.chain.mine)
+        except Exception:
+            log.exception("block production retry failed")
+        finally:
+            self._retry = None
 
     async def mine(self, timestamp: int | None = None) -> Block | None:
         return await self.write(lambda: self.chain.mine(allow_empty=True, timestamp=timestamp))

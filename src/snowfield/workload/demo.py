@@ -1,5 +1,6 @@
 """Demo traffic: native transfers, ERC-20/721/1155 transfers, factory deployments with CREATE
-and CREATE2, contract-to-contract value, a failed transaction and a reverted inner call.
+and CREATE2, contract-to-contract value, a failed transaction and a reverted inner call; on a
+custom EVM chain, calls to each active precompile.
 
 It talks to the node only over JSON-RPC and signs locally, so it runs against any EVM node."""
 
@@ -14,6 +15,7 @@ from typing import Any
 from snowfield.crypto.keys import DevKey, key_from_bytes, sign_transaction
 from snowfield.rpc.client import RpcClient
 from snowfield.workload.contracts import call_data, event_topic, load
+from snowfield.workload.precompile_demo import active_precompiles, precompile_round
 
 TRANSFER = event_topic("Transfer(address,address,uint256)")
 RECEIPT_TIMEOUT = 60.0
@@ -252,11 +254,22 @@ async def run_demo(
     report = DemoReport()
     demo = _Demo(wallet, report, log)
     await demo.setup()
+    # On a custom EVM chain, the precompiles it has active get their calls too.
+    precompiles = await active_precompiles(client.call)
+    if precompiles:
+        log(f"calling the precompiles {', '.join(precompiles)}")
+
+    async def send(kind: str, to: str, data: bytes) -> Any:
+        return await demo.tx(kind, demo.a, to, data)
+
+    others = [demo.addr(k) for k in wallet.keys[1:]]
     n = 0
     while rounds is None or n < rounds:
         if stop is not None and stop.is_set():
             break
         await demo.round(n)
+        if precompiles:
+            await precompile_round(client.call, send, precompiles, demo.addr(demo.a), others, n)
         n += 1
         log(f"round {n}: {sum(report.sent.values())} transactions so far")
         if rounds is None or n < rounds:

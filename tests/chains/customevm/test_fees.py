@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import rlp
 from eth_account import Account
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snowfield.chains.evm.customgenesis import genesis_json
 from snowfield.chains.evm.feeconfig import FeeConfig
@@ -75,6 +77,22 @@ def _transfer(key: Account, nonce: int, tip: int, max_fee: int) -> bytes:
 
 
 def test_base_fee_and_block_gas_cost_follow_subnet_evms_algorithm_block_by_block() -> None:
+    # (seconds after the parent, transfers): bursts within the window, a pause, slow blocks.
+    plan = [(1, 3), (0, 6), (1, 8), (2, 2), (0, 4), (4, 1), (1, 5), (13, 2), (25, 1), (3, 7)]
+    fees = _drive(plan)
+    assert max(fees) > FEE.min_base_fee and fees[-1] < max(fees)  # up in bursts, down after
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 9)), min_size=1, max_size=12))
+def test_any_plan_of_intervals_and_gas_matches_the_algorithm(
+    plan: list[tuple[int, int]],
+) -> None:
+    _drive(plan)
+
+
+def _drive(plan: list[tuple[int, int]]) -> list[int]:
+    """Mines `plan` checking every block against the reference; the base fees."""
     genesis = genesis_json(
         99_999,
         {bytes.fromhex(k.address[2:]): 10**24 for k in KEYS},
@@ -86,8 +104,6 @@ def test_base_fee_and_block_gas_cost_follow_subnet_evms_algorithm_block_by_block
     assert isinstance(genesis_header, SubnetEvmHeader)
     assert (genesis_header.base_fee, genesis_header.block_gas_cost) == (FEE.min_base_fee, 0)
     nonces = [0] * len(KEYS)
-    # (seconds after the parent, transfers): bursts within the window, a pause, slow blocks.
-    plan = [(1, 3), (0, 6), (1, 8), (2, 2), (0, 4), (4, 1), (1, 5), (13, 2), (25, 1), (3, 7)]
     now = GENESIS_TIME
     for elapsed, count in plan:
         parent = chain.head.header
@@ -121,7 +137,7 @@ def test_base_fee_and_block_gas_cost_follow_subnet_evms_algorithm_block_by_block
         fields = rlp.decode(header.encode())
         assert len(fields) == 20 and block.hash == keccak(header.encode())
         assert SubnetEvmHeader.decode(header.encode()) == header
-    assert chain.head.header.base_fee > FEE.min_base_fee  # the bursts moved it
+    return [b.header.base_fee for b in chain.blocks]
 
 
 def test_a_block_whose_tips_miss_the_block_gas_cost_waits_until_the_cost_has_fallen() -> None:

@@ -74,6 +74,8 @@ def test_reward_manager_routes_fees(managed: Driver) -> None:
     reward = b"\x77" * 20
     with pytest.raises(InvalidParams, match="non-enabled cannot call setRewardAddress"):
         managed.call(3, REWARDS, sel("setRewardAddress(address)") + word(reward))
+    with pytest.raises(InvalidParams, match="reward address cannot be empty"):
+        managed.call(1, REWARDS, sel("setRewardAddress(address)") + word(0))
     assert managed.send(1, REWARDS, sel("setRewardAddress(address)") + word(reward)).status == 1
     assert managed.call(3, REWARDS, sel("currentRewardAddress()")) == word(reward)
     before = managed.balance(reward)
@@ -99,8 +101,11 @@ def test_upgrades_activate_and_disable_at_their_timestamps() -> None:
     mint = sel("mintNativeCoin(address,uint256)") + word(ADDRS[4]) + word(5)
     assert d.call(0, MINTER, mint) == b""  # nothing at the address yet: a plain call
     rules = d.chain.rules
-    assert rules.active_precompiles_json(on - 1) == {}
-    assert rules.active_precompiles_json(on) == {"contractNativeMinterConfig": {"timestamp": on}}
+    assert rules.active_rules_json(on - 1)["precompiles"] == {}
+    assert rules.active_rules_json(on)["precompiles"] == {
+        "contractNativeMinterConfig": {"timestamp": on}
+    }
+    assert rules.active_precompiles_json(off) == {}
     while d.now < on:
         d.send(0, ADDRS[3], value=1)
     state = d.chain.state_at(d.chain.head)
@@ -116,3 +121,15 @@ def test_upgrades_activate_and_disable_at_their_timestamps() -> None:
     assert config["upgrades"]["precompileUpgrades"][1] == {
         "contractNativeMinterConfig": {"blockTimestamp": off, "disable": True}
     }
+
+
+def test_allow_fee_recipients_pays_the_producers_coinbase() -> None:
+    d = Driver(allow_fee_recipients=True)
+    producer = b"\x99" * 20
+    d.chain.params = dataclasses.replace(d.chain.params, coinbase=producer)
+    assert d.send(0, ADDRS[3], value=1).status == 1
+    assert d.chain.head.header.coinbase == producer and d.balance(producer) == 21_000 * 10**9
+    plain = Driver()
+    plain.chain.params = dataclasses.replace(plain.chain.params, coinbase=producer)
+    plain.send(0, ADDRS[3], value=1)
+    assert plain.chain.head.header.coinbase == BLACKHOLE and plain.balance(producer) == 0

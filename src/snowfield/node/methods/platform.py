@@ -138,17 +138,6 @@ class PlatformService:
             raise InvalidParams("not found")
         return {"tx": encode(tx.encode(), encoding), "encoding": str(encoding)}
 
-    def get_reward_utxos(self, raw: dict[str, Any]) -> dict[str, Any]:
-        """The UTXOs a staker was rewarded with (none before its reward tx commits)."""
-        params = Params(raw)
-        encoding = parse_encoding(params.get("encoding"))
-        utxos = self.chain.reward_utxos(params.id("txID"))
-        return {
-            "numFetched": str(len(utxos)),
-            "utxos": [encode(u.encode(), encoding) for u in utxos],
-            "encoding": str(encoding),
-        }
-
     # --- fees, balances, chain state -------------------------------------------------------
 
     def get_fee_config(self, _: dict[str, Any]) -> dict[str, Any]:
@@ -428,7 +417,6 @@ def platform_methods(
         "platform.issueTx": service.issue_tx,
         "platform.getTxStatus": service.get_tx_status,
         "platform.getTx": service.get_tx,
-        "platform.getRewardUTXOs": service.get_reward_utxos,
         "platform.getFeeConfig": service.get_fee_config,
         "platform.getFeeState": service.get_fee_state,
         "platform.getBalance": service.get_balance,

@@ -65,6 +65,8 @@ def _writer(
             new = int.from_bytes(BLACKHOLE, "big")
         elif args:
             new = int.from_bytes(address_arg(args[0]), "big")
+            if new == 0:
+                raise PrecompileError("reward address cannot be empty")
         topics, gas = event(env, new)
         env.use_gas(gas)
         env.add_log(REWARD_MANAGER, topics, b"")

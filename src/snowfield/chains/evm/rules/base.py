@@ -44,6 +44,8 @@ class EvmRules:
 
     name = "evm"
     header_type: type[Header] = Header
+    # True when a block must pay a block gas cost through its tips (`block_fee_error`).
+    block_fee_applies = False
 
     def genesis_header(self, fields: HeaderFields) -> Header:
         raise NotImplementedError

@@ -65,6 +65,7 @@ class SubnetEvmRules(EvmRules):
     genesis_precompiles: int = 0
     name = "subnet-evm"
     header_type = SubnetEvmHeader
+    block_fee_applies = True
 
     # -- headers and fees ------------------------------------------------------------------
 
@@ -258,18 +259,22 @@ class SubnetEvmRules(EvmRules):
         return out
 
     def active_rules_json(self, timestamp: int) -> dict[str, Any]:
-        """eth_getActiveRulesAt."""
+        """eth_getActiveRulesAt: each active precompile's config key → {timestamp}."""
+        active = self.enabled_configs(timestamp)
         return {
             "ethRules": dict.fromkeys(_ETH_RULES, True),
             "nativeRules": {"IsCustomEVM": True, "IsDurango": True, "IsEtna": True},
-            "precompiles": self.active_precompiles_json(timestamp),
+            "precompiles": {key: {"timestamp": c.timestamp} for key, c in active.items()},
         }
 
     def active_precompiles_json(self, timestamp: int) -> dict[str, Any]:
-        """eth_getActivePrecompilesAt: each active precompile's config key → {timestamp}."""
-        out: dict[str, Any] = {}
+        """eth_getActivePrecompilesAt (EnabledStatefulPrecompiles): the active configs."""
+        return {key: c.as_json() for key, c in self.enabled_configs(timestamp).items()}
+
+    def enabled_configs(self, timestamp: int) -> dict[str, PrecompileConfig]:
+        out: dict[str, PrecompileConfig] = {}
         for found in registry.modules():
             config = self.config_at(found.address, timestamp)
             if config is not None and not config.disable:
-                out[found.key] = {"timestamp": config.timestamp}
+                out[found.key] = config
         return out
