@@ -11,10 +11,11 @@ the same node, with the same batch size and concurrency:
                 transfers and traces (parity `export_traces`, the same trace_block data), each
                 a CSV export; its geth-trace variant is timed too, for reference.
 The ceiling and snowfield alternate for three rounds (best of each), so drift on a noisy
-machine hits both alike. Prints blocks/s and tx/s of each and the ratios. Loopback only;
-every loop is bounded.
+machine hits both alike; every round's time is printed too, and the busy seconds of each
+stage of our pipeline (fetch, extract, enrich, write), naming the one that bounds the run.
+Prints blocks/s and tx/s of each and the ratios. Loopback only; every loop is bounded.
 
-    python bench/indexer.py [--blocks 2000] [--txs 10000]
+    python bench/indexer.py [--blocks 2000] [--txs 10000] [--skip-etl]
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ async def ceiling(url: str, head: int) -> float:
         return time.perf_counter() - started
 
 
-async def ours(url: str, head: int, db_path: Path) -> tuple[float, int]:
+async def ours(url: str, head: int, db_path: Path) -> tuple[float, int, dict[str, float]]:
     db = Database(str(db_path))
     db.migrate()
     fetcher = DocumentFetcher()
@@ -117,7 +118,7 @@ async def ours(url: str, head: int, db_path: Path) -> tuple[float, int]:
     count = db.query_one("SELECT COUNT(*) FROM transactions")
     db.close()
     assert count is not None
-    return elapsed, int(count[0])
+    return elapsed, int(count[0]), dict(indexer.stats.busy)
 
 
 def etl_binary() -> Path | None:
@@ -163,8 +164,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--blocks", type=int, default=2000)
     parser.add_argument("--txs", type=int, default=10_000)
+    parser.add_argument("--skip-etl", action="store_true", help="ceiling and snowfield only")
     args = parser.parse_args()
-    etl = etl_binary()
+    etl = None if args.skip_etl else etl_binary()
     anvil = serve_anvil("--no-mining", "--gas-limit", "100000000")
     with anvil as url, tempfile.TemporaryDirectory() as tmp:
         build_chain(url, args.blocks, args.txs)
@@ -172,11 +174,11 @@ def main() -> None:
                                         "params": []}).json()["result"], 16)  # fmt: skip
         # The ceiling and ours alternate, so that drift on a noisy machine hits both alike;
         # best round of each. Each of our runs indexes from genesis into a fresh file.
-        ceilings, runs = [], []
+        ceilings, rounds = [], []
         for i in range(ROUNDS):
             ceilings.append(asyncio.run(ceiling(url, head)))
-            runs.append(asyncio.run(ours(url, head, Path(tmp) / f"bench{i}.db")))
-        ceil_s, (ours_s, txs) = min(ceilings), min(runs)
+            rounds.append(asyncio.run(ours(url, head, Path(tmp) / f"bench{i}.db")))
+        ceil_s, (ours_s, txs, busy) = min(ceilings), min(rounds, key=lambda r: r[0])
         etl_s = ethereum_etl(etl, url, head, Path(tmp), "export_traces") if etl else None
         geth_s = ethereum_etl(etl, url, head, Path(tmp), "export_geth_traces") if etl else None
     blocks = head + 1
@@ -192,7 +194,13 @@ def main() -> None:
             print(f"{label:<16}{'unavailable':>9}")
             continue
         print(f"{label:<16}{secs:>9.2f}{blocks / secs:>10,.0f}{txs / secs:>9,.0f}")
-    print(f"snowfield / ceiling speed: {ceil_s / ours_s:.0%}")
+    print(f"snowfield / ceiling speed: {ceil_s / ours_s:.0%} (target >= 85%)")
+    print("snowfield stages, busy seconds (share of its wall time; they overlap):")
+    for stage, secs in busy.items():
+        print(f"  {stage:<10}{secs:>7.2f} s {secs / ours_s:>6.0%}")
+    print(f"  bound by: {max(busy, key=lambda k: busy[k])} (the busiest stage)")
+    print(f"  all rounds: ceiling {', '.join(f'{c:.2f}' for c in ceilings)} s;"
+          f" snowfield {', '.join(f'{r[0]:.2f}' for r in rounds)} s")  # fmt: skip
     if etl_s is not None:
         print(f"snowfield / ethereum-etl speed: {etl_s / ours_s:.1f}x")
         print(f"ceiling / ethereum-etl speed: {etl_s / ceil_s:.1f}x (the most any client can gain)")

@@ -71,6 +71,17 @@ class BalanceTracker:
         self.chain_id = chain_id
         self.miner_rule = MINER_RULES[0]
         self.refetched = 0  # addresses read block by block because the computation missed
+        # address -> (block, balance) of its last touch in a batch computed but perhaps not
+        # yet written: the next batch starts from here, not from the store (indexer pipeline).
+        self._recent: dict[str, tuple[int, int]] = {}
+
+    def settle(self, height: int) -> None:
+        """The batches up to `height` are written: their balances are read back from there."""
+        self._recent = {a: v for a, v in self._recent.items() if v[0] > height}
+
+    def forget(self) -> None:
+        """Drops the unwritten balances (a batch that was not written, an unwind)."""
+        self._recent = {}
 
     async def rows(self, bundles: Sequence[BlockBundle]) -> list[list[BalanceRow]]:
         """Per block of the batch, a row for each address it touched."""
@@ -98,14 +109,19 @@ class BalanceTracker:
             values.update(await self._fetch(wrong, values))
             self.refetched += len(wrong)
         rows: dict[int, list[BalanceRow]] = {b.block.number: [] for b in bundles}
+        self._recent.update((a, values[a][-1]) for a in addresses)
         for address in addresses:
             for number, balance in values[address]:
                 rows[number].append(BalanceRow(self.chain_id, address, number, balance))
         return [sorted(rows[b.block.number], key=lambda r: r.address) for b in bundles]
 
     async def _start(self, addresses: Sequence[str], first: int) -> dict[str, int]:
-        """Each address's balance before the batch: its last stored row, else the node's."""
-        stored = await asyncio.to_thread(latest_balances, self.db, self.chain_id, addresses, first)
+        """Each address's balance before the batch: its last computed or stored row, else the
+        node's."""
+        recent = {a: v[1] for a in addresses if (v := self._recent.get(a)) and v[0] < first}
+        rest = [a for a in addresses if a not in recent]
+        stored = await asyncio.to_thread(latest_balances, self.db, self.chain_id, rest, first)
+        stored.update(recent)
         missing = [a for a in addresses if a not in stored]
         if missing:
             # Before block 0 there is nothing; genesis allocations are block 0's state.

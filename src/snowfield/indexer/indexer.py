@@ -1,5 +1,10 @@
 """The indexing loop: plan a range → fetch → extract → enrich → write rows and checkpoint in
-one transaction; unwind on a parent-hash mismatch; then follow the head."""
+one transaction; unwind on a parent-hash mismatch; then follow the head.
+
+Fetch, extract + enrich, and write run as three overlapped stages joined by small queues: the
+fetcher stays up to FETCH_AHEAD batches ahead, and the writer commits a batch in a thread
+while the next one is enriched, so the writer never waits on the node nor the fetcher on
+SQLite. Each stage's busy time is counted (`Stats.busy`) to tell which one bounds a run."""
 
 from __future__ import annotations
 
@@ -8,8 +13,9 @@ import contextlib
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -31,6 +37,9 @@ from snowfield.store.database import Database
 from snowfield.store.rows import BalanceRow, BlockBundle, NftRow, TokenRow
 
 log = logging.getLogger("snowfield.indexer")
+T = TypeVar("T")
+STAGES = ("fetch", "extract", "enrich", "write")
+FETCH_AHEAD = 2  # batches fetched and queued ahead of the one being enriched
 
 
 @dataclass(eq=False)  # a prometheus-client collector is registered by identity
@@ -44,6 +53,9 @@ class Stats(Collector):
     batches: int = 0
     unwinds: int = 0
     started: float = field(default_factory=time.monotonic)
+    # Seconds each stage spent working (not waiting on a queue); fetch and enrich include
+    # the node's answer times. The stage whose busy time nears the run's wall time bounds it.
+    busy: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STAGES, 0.0))
 
     def collect(self) -> Iterator[Metric]:
         for name, family, value, text in (
@@ -60,6 +72,14 @@ class Stats(Collector):
             ("unwinds", CounterMetricFamily, self.unwinds, "Reorganisations unwound."),
         ):
             yield family(f"snowfield_indexer_{name}", text, value=value)
+        busy = CounterMetricFamily(
+            "snowfield_indexer_stage_busy_seconds",
+            "Seconds each pipeline stage spent working.",
+            labels=["stage"],
+        )
+        for stage, seconds in self.busy.items():
+            busy.add_metric([stage], seconds)
+        yield busy
 
     def prometheus(self) -> str:
         """The counters in Prometheus text exposition format."""
@@ -76,6 +96,28 @@ class Batch:
 
 
 Progress = Callable[[int, int], None]  # (blocks done, blocks total)
+
+
+@dataclass
+class InFlight:
+    """What the batches enriched but perhaps not yet committed hold, for the stages ahead of
+    the writer: the last block (its parent-hash check), and the tokens and NFTs they store
+    (not detected twice)."""
+
+    tip: tuple[int, str] | None = None
+    tokens: dict[str, int] = field(default_factory=dict)  # address -> its batch's last block
+    nfts: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def add(self, batch: Batch) -> None:
+        last = batch.bundles[-1].block
+        self.tip = (last.number, last.hash.lower())
+        self.tokens.update((t.address, last.number) for t in batch.tokens)
+        self.nfts.update(((n.token, n.token_id), last.number) for n in batch.nfts)
+
+    def written(self, height: int) -> None:
+        """Forgets the facts the store now holds."""
+        self.tokens = {k: h for k, h in self.tokens.items() if h > height}
+        self.nfts = {k: h for k, h in self.nfts.items() if h > height}
 
 
 class Indexer:
@@ -101,6 +143,7 @@ class Indexer:
         self.balances = BalanceTracker(db, calls, chain_id)
         self.stats = Stats()
         self._rollups_checked = False
+        self._in_flight = InFlight()
 
     # -- driving -------------------------------------------------------------------------
 
@@ -117,36 +160,98 @@ class Indexer:
             self._rollups_checked = True
         start = origin = await self._next_height()
         total = max(0, target - start + 1)
-        pending = self._fetch(start, target)
-        while pending is not None:
-            raws = await pending
-            pending = None
-            if not raws:
-                break
-            if not await self._connects(raws[0]):
-                await self._unwind_fork(raws[0].number - 1)
-                start = await self._next_height()
-                total = max(total, target - start + 1)
-                pending = self._fetch(start, target)
-                continue
-            raws = _consistent(raws)
-            after = raws[-1].number + 1
-            if after <= target:
-                pending = self._fetch(after, target)
-            batch = await self._enrich(raws)
-            await asyncio.to_thread(
-                writes.write_batch,
-                self.db,
-                self.chain_id,
-                batch.bundles,
-                batch.tokens,
-                batch.nfts,
-                rollups=self.rollups,
-            )
-            self._count(batch)
+
+        def report(after: int) -> None:
             if progress is not None:
                 progress(min(total, max(0, after - origin)), total)
+
+        while (fork := await self._pipeline(start, target, report)) is not None:
+            await self._unwind_fork(fork)
+            start = await self._next_height()
+            total = max(total, target - start + 1)
         return self.stats.height
+
+    async def _pipeline(self, start: int, target: int, report: Callable[[int], None]) -> int | None:
+        """Runs the three stages over start..target until all is written (None), or until a
+        batch does not connect to the one before it: then, once the batches before it are
+        written, the height to unwind from."""
+        fetched: asyncio.Queue[list[RawBlock] | Exception] = asyncio.Queue(FETCH_AHEAD)
+        to_write: asyncio.Queue[Batch | None] = asyncio.Queue(1)
+        fetcher = asyncio.create_task(self._fetch_stage(start, target, fetched))
+        writer = asyncio.create_task(self._write_stage(to_write, report))
+        fork = None
+        done = False
+        try:
+            while raws := await _unless_failed(fetched.get(), writer):
+                if isinstance(raws, Exception):
+                    raise raws
+                if not await self._connects(raws[0]):
+                    fork = raws[0].number - 1
+                    break
+                batch = await self._enrich(raws)
+                self._in_flight.add(batch)
+                await _unless_failed(to_write.put(batch), writer)
+            await _unless_failed(to_write.put(None), writer)
+            await writer
+            done = True
+        finally:
+            fetcher.cancel()
+            writer.cancel()
+            await asyncio.gather(fetcher, writer, return_exceptions=True)
+            self._in_flight = InFlight()
+            if fork is not None or not done:
+                self.balances.forget()  # values of batches that were never written
+        return fork
+
+    async def _fetch_stage(
+        self, start: int, target: int, out: asyncio.Queue[list[RawBlock] | Exception]
+    ) -> None:
+        """Batches of consecutive blocks into `out`; an empty one ends the range (or the
+        node's chain), an exception ends the stage."""
+        try:
+            while start <= target:
+                numbers = list(range(start, min(target, start + self.batch_blocks - 1) + 1))
+                began = time.perf_counter()
+                raws = _consistent(await self.source.blocks(numbers))
+                self.stats.busy["fetch"] += time.perf_counter() - began
+                await out.put(raws)
+                if not raws:
+                    return
+                start = raws[-1].number + 1
+            await out.put([])
+        except Exception as exc:  # handed to the enricher, which raises it in order
+            await out.put(exc)
+
+    async def _write_stage(
+        self, inbox: asyncio.Queue[Batch | None], report: Callable[[int], None]
+    ) -> None:
+        while (batch := await inbox.get()) is not None:
+            began = time.perf_counter()
+            job = asyncio.ensure_future(
+                asyncio.to_thread(
+                    writes.write_batch,
+                    self.db,
+                    self.chain_id,
+                    batch.bundles,
+                    batch.tokens,
+                    batch.nfts,
+                    rollups=self.rollups,
+                )
+            )
+            try:
+                await asyncio.shield(job)
+            except asyncio.CancelledError:
+                # The transaction runs on in its thread: let it end before the stage does,
+                # so that no write outlives the pipeline.
+                with contextlib.suppress(Exception):
+                    await job
+                raise
+            self.stats.busy["write"] += time.perf_counter() - began
+            self._count(batch)
+            height = batch.bundles[-1].block.number
+            self._in_flight.written(height)
+            self.balances.settle(height)
+            report(height + 1)
 
     async def follow(self, stop: asyncio.Event, poll: float = 0.5) -> None:
         """Keeps indexing new blocks until `stop` is set; node errors are retried."""
@@ -165,15 +270,12 @@ class Indexer:
         self.stats.height = -1 if cp is None else cp[0]
         return 0 if cp is None else cp[0] + 1
 
-    def _fetch(self, start: int, target: int) -> asyncio.Task[list[RawBlock]] | None:
-        if start > target:
-            return None
-        numbers = list(range(start, min(target, start + self.batch_blocks - 1) + 1))
-        return asyncio.create_task(self.source.blocks(numbers))
-
     async def _connects(self, first: RawBlock) -> bool:
         if first.number == 0:
             return True
+        tip = self._in_flight.tip
+        if tip is not None and tip[0] == first.number - 1:
+            return bool(tip[1] == first.block["parentHash"].lower())
         stored = await asyncio.to_thread(
             writes.block_hash, self.db, self.chain_id, first.number - 1
         )
@@ -199,10 +301,14 @@ class Indexer:
         self.stats.unwinds += 1
 
     async def _enrich(self, raws: Sequence[RawBlock]) -> Batch:
+        began = time.perf_counter()
         bundles = [extract(self.chain_id, raw) for raw in raws]
+        extracted = time.perf_counter()
+        self.stats.busy["extract"] += extracted - began
         tokens, nfts, balances = await asyncio.gather(
             self._tokens(bundles), self._nfts(bundles), self._balances(bundles)
         )
+        self.stats.busy["enrich"] += time.perf_counter() - extracted
         with_balances = [
             dataclasses.replace(bundle, balances=tuple(per_block))
             for bundle, per_block in zip(bundles, balances, strict=True)
@@ -218,6 +324,7 @@ class Indexer:
                 block, hint = seen.get(t.token, (t.block_number, None))
                 seen[t.token] = (block, hint or t.erc_type)
         known = await asyncio.to_thread(writes.known_tokens, self.db, self.chain_id, seen)
+        known.update(self._in_flight.tokens)
         wanted = [(a, b, h) for a, (b, h) in sorted(seen.items()) if a not in known]
         return await detect(self.calls, self.chain_id, wanted) if wanted else []
 
@@ -230,6 +337,7 @@ class Indexer:
                         (t.token, t.token_id), (t.erc_type, t.block_number, t.block_timestamp)
                     )
         known = await asyncio.to_thread(writes.known_nfts, self.db, self.chain_id, seen)
+        known.update(self._in_flight.nfts)
         wanted = [(k[0], k[1], *v) for k, v in sorted(seen.items()) if k not in known]
         return await nft_rows(self.calls, self.fetcher, self.chain_id, wanted) if wanted else []
 
@@ -259,6 +367,18 @@ def extract(chain_id: int, raw: RawBlock) -> BlockBundle:
         contracts=tuple(contract_rows(chain_id, txs, internals)),
         activity=activity(txs, transfers, internals),
     )
+
+
+async def _unless_failed(step: Awaitable[T], watched: asyncio.Task[None]) -> T:
+    """`step`'s result, or `watched`'s exception should that stage end first: a stage
+    waiting on a queue must not wait on a peer that is gone."""
+    task = asyncio.ensure_future(step)
+    await asyncio.wait((task, watched), return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        return task.result()
+    task.cancel()
+    watched.result()  # raises the stage's exception
+    raise RuntimeError("the index writer stopped before its input ended")
 
 
 def _consistent(raws: list[RawBlock]) -> list[RawBlock]:
