@@ -1,0 +1,98 @@
+"""The C-Chain's atomic txs and block extra data: round trips, ids, and malformed input refused."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from snowfield.errors import InvalidParams
+from snowfield.formats.atomic.extdata import decode_batch, encode_batch
+from snowfield.formats.atomic.txs import AtomicTx, EVMInput, EVMOutput, ExportTx, ImportTx
+from snowfield.formats.ids import ID, ShortID
+from snowfield.formats.platform.components import UTXOID, TransferableInput, TransferableOutput
+from snowfield.formats.platform.secp256k1fx import (
+    Credential,
+    OutputOwners,
+    TransferInput,
+    TransferOutput,
+)
+from snowfield.formats.platform.stakeable import LockOut
+
+AVAX = ID(bytes(range(32)))
+C, P = ID(b"\x0c" * 32), ID(bytes(32))
+OWNER = ShortID(b"\x01" * 20)
+SIG = bytes(65)
+
+
+def import_tx() -> AtomicTx:
+    inputs = (TransferableInput(UTXOID(ID(b"\x07" * 32), 2), AVAX, TransferInput(5_000, (0,))),)
+    outs = (EVMOutput(b"\xaa" * 20, 4_000, AVAX),)
+    return AtomicTx(ImportTx(12345, C, P, inputs, outs), (Credential((SIG,)),))
+
+
+def export_tx() -> AtomicTx:
+    owners = OutputOwners(0, 1, (OWNER,))
+    ins = (EVMInput(b"\xaa" * 20, 6_000, AVAX, 3),)
+    outs = (TransferableOutput(AVAX, TransferOutput(5_000, owners)),)
+    return AtomicTx(ExportTx(12345, C, P, ins, outs), (Credential((SIG,)),))
+
+
+def test_import_tx_layout_and_id() -> None:
+    tx = import_tx()
+    data = tx.encode()
+    # version, type id 0, network id, chain ids, then the inputs' count
+    assert data[:2] == b"\x00\x00" and data[2:6] == bytes(4)
+    assert data[6:10] == (12345).to_bytes(4, "big") and data[10:42] == C.raw
+    assert AtomicTx.decode(data) == tx
+    assert tx.id == ID(hashlib.sha256(data).digest())
+    unsigned = tx.unsigned_bytes()
+    assert data.startswith(unsigned) and len(data) == len(unsigned) + 4 + 4 + 4 + 65
+
+
+def test_export_tx_round_trips() -> None:
+    tx = export_tx()
+    data = tx.encode()
+    assert data[2:6] == (1).to_bytes(4, "big")
+    assert AtomicTx.decode(data) == tx
+    assert AtomicTx.decode(data).encode() == data
+
+
+def test_batch_round_trips_and_empty_is_no_bytes() -> None:
+    txs = (import_tx(), export_tx())
+    data = encode_batch(txs)
+    assert data[:6] == b"\x00\x00\x00\x00\x00\x02"
+    assert decode_batch(data) == txs
+    assert [t.id for t in decode_batch(data)] == [t.id for t in txs]
+    assert encode_batch(()) == b"" and decode_batch(b"") == ()
+    with pytest.raises(InvalidParams, match="empty"):
+        decode_batch(b"\x00\x00\x00\x00\x00\x00")
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d[:-1],  # truncated
+        lambda d: d + b"\x00",  # trailing
+        lambda d: b"\x00\x01" + d[2:],  # unknown codec version
+        lambda d: d[:2] + b"\x00\x00\x00\x07" + d[6:],  # not a tx type
+        lambda d: d[:2] + b"\x00\x00\x00\x63" + d[6:],  # unknown type id
+    ],
+)
+def test_malformed_bytes_are_refused(mutate: object) -> None:
+    data = import_tx().encode()
+    with pytest.raises(InvalidParams):
+        AtomicTx.decode(mutate(data))  # type: ignore[operator]
+
+
+def test_structural_rules() -> None:
+    out = EVMOutput(b"\xaa" * 20, 1, AVAX)
+    with pytest.raises(InvalidParams, match="outputs not sorted and unique"):
+        ImportTx(1, C, P, (), (out, out))
+    with pytest.raises(InvalidParams, match="inputs not sorted and unique"):
+        ExportTx(
+            1, C, P, (EVMInput(b"\xbb" * 20, 1, AVAX, 0), EVMInput(b"\xaa" * 20, 1, AVAX, 0)), ()
+        )
+    locked = TransferableOutput(AVAX, LockOut(5, TransferOutput(1, OutputOwners(0, 1, (OWNER,)))))
+    with pytest.raises(InvalidParams, match="unknown atomic type id 22"):
+        ExportTx(1, C, P, (), (locked,))
