@@ -26,7 +26,11 @@ from snowfield.formats.platform.components import (
     TransferableInput,
     TransferableOutput,
 )
-from snowfield.formats.platform.l1_txs import ConvertSubnetToL1Tx, PChainOwner
+from snowfield.formats.platform.l1_txs import (
+    ConvertSubnetToL1Tx,
+    PChainOwner,
+    initial_validation_id,
+)
 from snowfield.formats.platform.secp256k1fx import OutputOwners, TransferInput, TransferOutput
 from snowfield.formats.platform.signer import ProofOfPossession
 from snowfield.formats.platform.stakeable import LockIn, LockOut
@@ -324,7 +328,7 @@ def _conversion(
     details["l1ValidatorManagerDetails"] = manager
     validators = []
     for index, v in enumerate(tx.validators):
-        validation = validation_id(tx.subnet_id, index)
+        validation = initial_validation_id(tx.subnet_id, index)
         validators.append(
             {
                 "validationId": str(validation),
@@ -340,14 +344,6 @@ def _conversion(
             }
         )
     details["l1ValidatorDetails"] = validators
-
-
-def validation_id(subnet_id: ID, index: int) -> ID:
-    """The validation id of the `index`-th validator of a conversion: subnetID.Append(index)
-    hashed (ACP-77: sha256(subnetID || uint32 index))."""
-    import hashlib
-
-    return ID(hashlib.sha256(bytes(subnet_id.raw) + index.to_bytes(4, "big")).digest())
 
 
 def _node_id(raw: bytes) -> str:
