@@ -12,6 +12,7 @@ import pytest
 from snowfield.store import queries
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
+from snowfield.store.schema import SCHEMA_VERSION
 from snowfield.store.writes import upsert_chain
 from snowfield.testing import PG_ENV, database_urls, open_database
 
@@ -59,7 +60,7 @@ def test_upgrade_from_chains_keyed_by_evm_chain_id(db: Database) -> None:
             )
         w.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     db.migrate()
-    assert db.meta("schema_version") == "3"
+    assert db.meta("schema_version") == str(SCHEMA_VERSION)
     chains = queries.list_chains(db)
     assert [(c.chain_id, c.blockchain_id) for c in chains] == [(31337, None), (43114, C_CHAIN)]
     assert chains[1].features == ("nftIndexing",) and chains[1].token_symbol == "AVAX"

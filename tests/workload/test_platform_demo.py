@@ -92,7 +92,7 @@ def test_platform_demo_runs_every_flow_and_pays_rewards() -> None:
             "subnetID": report.subnet_id
         }
         status = _p(devnet.base, "platform.getBlockchainStatus", {"blockchainID": report.chain_id})
-        assert status == {"status": "Created"}  # on the P-Chain, not run by this node
+        assert status == {"status": "Validating"}  # a custom-EVM chain: this node runs it
         status = _p(devnet.base, "platform.getBlockchainStatus", {"blockchainID": "C"})
         assert status == {"status": "Validating"}
         total = _p(devnet.base, "platform.getTotalStake", {"subnetID": report.subnet_id})

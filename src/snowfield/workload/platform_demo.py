@@ -174,7 +174,7 @@ async def run_platform_demo(
         log(f"P-Chain: {node} validates with a delegator until {end}")
         subnet = await wallet.issue(lambda base: CreateSubnetTx(base, wallet.owner))
         report.txs["createSubnet"] = report.subnet_id = subnet
-        genesis = b'{"config":{"chainId":99999},"alloc":{}}'
+        genesis = b'{"config":{"chainId":99990},"alloc":{}}'  # beside the demo L1 (99999)
 
         def chain(base: BaseTxFields) -> CreateChainTx:
             vm = ID.from_string(SUBNET_EVM_ID)
