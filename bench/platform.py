@@ -23,6 +23,7 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
     del sys.path[0]
 
 import argparse
+import hashlib
 import http.client
 import subprocess
 import tempfile
@@ -41,6 +42,7 @@ from snowfield.chains.platform.gas import to_gas
 from snowfield.chains.platform.spend import Signers
 from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.crypto.secp256k1 import public_key_of, sign_recoverable
+from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.hexcheck import decode_hex, encode_hex
 from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
 from snowfield.formats.platform.components import (
@@ -138,19 +140,15 @@ class Chainer:
             return BaseTxFields(self.network_id, P_CHAIN_ID, tuple(outs), inputs)
 
         gas = to_gas(tx_complexity(make(fields(1))), self.weights)
-        unsigned = make(fields(gas * self.price))
-        digest = _sha256(unsigned_bytes(unsigned))
+        fee = gas * self.price
+        unsigned = make(fields(fee))
+        digest = hashlib.sha256(unsigned_bytes(unsigned)).digest()
         tx = Tx(unsigned, (Credential((sign_recoverable(EWOQ_KEY, digest),)),))
         outputs = unsigned.base.outputs  # type: ignore[attr-defined]
-        index = next(i for i, o in enumerate(outputs) if o.output.owners == OWNER)
+        change = TransferOutput(amount - spend - fee, OWNER)
+        index = next(i for i, o in enumerate(outputs) if o.output == change)
         self.utxo = UTXO(UTXOID(tx.id, index), self.asset, outputs[index].output)
         return tx
-
-
-def _sha256(data: bytes) -> bytes:
-    import hashlib
-
-    return hashlib.sha256(data).digest()
 
 
 def base_txs(chainer: Chainer, count: int) -> list[bytes]:
@@ -312,8 +310,6 @@ def main() -> None:
 
 
 def _p_address(network_id: int) -> str:
-    from snowfield.formats.bech32 import format_address, hrp_for_network
-
     return format_address("P", hrp_for_network(network_id), ME.raw)
 
 
