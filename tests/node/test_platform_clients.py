@@ -148,6 +148,7 @@ def test_avalanchejs_flows(devnet: RunningNode) -> None:
     new_owner = format_address("P", args["hrp"], bytes.fromhex(args["newOwner"][2:]))
     assert subnets[result["subnet2"]]["controlKeys"] == [new_owner]
     assert subnets[result["subnetID"]]["controlKeys"] == [result["address"]]
+    assert result["l1Validators"] == 1  # an L1's getCurrentValidators lists its validators
     assert result["balance"]["balance"] == result["balance"]["unlocked"]
     assert int(result["balance"]["balance"]) < LOCAL_EWOQ_AMOUNT - VALIDATOR_WEIGHT
     assert result["utxos"] == result["balance"]["utxoIDs"] >= 1

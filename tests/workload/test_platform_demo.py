@@ -95,6 +95,10 @@ def test_platform_demo_runs_every_flow_and_pays_rewards() -> None:
         assert status == {"status": "Validating"}  # a custom-EVM chain: this node runs it
         status = _p(devnet.base, "platform.getBlockchainStatus", {"blockchainID": "C"})
         assert status == {"status": "Validating"}
+        on_l1 = _p(devnet.base, "platform.getCurrentValidators", {"subnetID": report.subnet_id})
+        (entry,) = on_l1["validators"]
+        assert entry["validationID"] == str(validation)
+        assert {k: v for k, v in l1.items() if k not in ("subnetID", "height")} == entry
         total = _p(devnet.base, "platform.getTotalStake", {"subnetID": report.subnet_id})
         assert total == {"stake": "100", "weight": "100"}  # the L1 validator's weight
 

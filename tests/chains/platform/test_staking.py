@@ -219,3 +219,31 @@ def test_stakeable_locked_funds_can_stake_and_come_back_locked() -> None:
     balance = chain.balance([address(KEY2)])
     assert balance.locked_stakeable == 5_000 * AVAX  # the stake came back, still locked
     assert balance.unlocked == 9 * AVAX + chain.reward_utxos(tx.id)[0].output.amount
+
+
+def test_a_tx_verified_before_another_in_its_block_is_checked_again() -> None:
+    # Both delegations fit alone; together they over-delegate. Verified at issue on the same
+    # state, the block applies the first's kept effect but must execute the second anew.
+    chain = new_chain(allocations=(Allocation(address(KEY2), 100_000 * AVAX),))
+    end = START + 2 * DAY
+    chain.issue(_validator_tx(chain, end).encode())
+    chain.build_block(START + 1)
+    weight = 4_500 * AVAX  # 2,000 + 2 x 4,500 > 5 x 2,000
+
+    def delegation(secret: bytes) -> Tx:
+        def make(base: BaseTxFields) -> AddPermissionlessDelegatorTx:
+            validator = Validator(NODE, 0, end, weight)
+            stake = (TransferableOutput(AVAX_ID, TransferOutput(weight, owner(secret))),)
+            return AddPermissionlessDelegatorTx(
+                base, validator, PRIMARY_NETWORK_ID, stake, owner(secret)
+            )
+
+        return Wallet(chain, secret).build(make, weight)
+
+    first, second = delegation(EWOQ_KEY), delegation(KEY2)
+    chain.issue(first.encode(), now=START + 1)
+    chain.issue(second.encode(), now=START + 1)
+    chain.build_block(START + 1)
+    assert chain.tx_status(first.id)[0] == "Committed"
+    status, reason = chain.tx_status(second.id)
+    assert status == "Dropped" and reason == "validator would be over delegated"

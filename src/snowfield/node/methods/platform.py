@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.queries import ValidatorInfo
+from snowfield.chains.platform.records import L1Validator
 from snowfield.errors import Conflict, InvalidParams, NotFound
 from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.codec import Packer
@@ -250,19 +251,8 @@ class PlatformService:
 
     def get_l1_validator(self, raw: dict[str, Any]) -> dict[str, Any]:
         record = self.chain.l1_validator(Params(raw).id("validationID"))
-        return {
-            "validationID": str(record.validation_id),
-            "subnetID": str(record.subnet_id),
-            "nodeID": str(NodeID(record.node_id)),
-            "publicKey": encode_hexnc(record.public_key),
-            "remainingBalanceOwner": self._owner(record.remaining_balance_owner),
-            "deactivationOwner": self._owner(record.deactivation_owner),
-            "startTime": str(record.start_time),
-            "weight": str(record.weight),
-            "minNonce": str(record.min_nonce),
-            "balance": str(record.balance),
-            "height": str(self.chain.height),
-        }
+        entry = self._l1_entry(record)
+        return {**entry, "subnetID": str(record.subnet_id), "height": str(self.chain.height)}
 
     def get_subnet(self, raw: dict[str, Any]) -> dict[str, Any]:
         subnet_id = Params(raw).id("subnetID")
@@ -363,7 +353,33 @@ class PlatformService:
         subnet = params.id("subnetID") if params.string("subnetID") else PRIMARY_NETWORK_ID
         node_ids = [NodeID.from_string(text) for text in params.strings("nodeIDs")]
         found = self.chain.current_validators(subnet, node_ids)
-        return {"validators": [self._validator(v) for v in found]}
+        validators = [self._validator(v) for v in found]
+        if subnet != PRIMARY_NETWORK_ID and subnet in self._converted():
+            # an L1 (service.go getL1Validators): its ACP-77 validators follow its stakers
+            wanted = {n.raw for n in node_ids}
+            validators += [
+                self._l1_entry(record)
+                for record in self.chain.l1_validators(subnet)
+                if not wanted or record.node_id in wanted
+            ]
+        return {"validators": validators}
+
+    def _converted(self) -> set[ID]:
+        return {s.subnet_id for s in self.chain.subnets() if s.conversion_id is not None}
+
+    def _l1_entry(self, record: L1Validator) -> dict[str, Any]:
+        """platformapi.APIL1Validator: what getL1Validator says, without subnetID and height."""
+        return {
+            "nodeID": str(NodeID(record.node_id)),
+            "startTime": str(record.start_time),
+            "weight": str(record.weight),
+            "validationID": str(record.validation_id),
+            "publicKey": encode_hexnc(record.public_key),
+            "remainingBalanceOwner": self._owner(record.remaining_balance_owner),
+            "deactivationOwner": self._owner(record.deactivation_owner),
+            "minNonce": str(record.min_nonce),
+            "balance": str(record.balance),
+        }
 
     def _validator(self, info: ValidatorInfo) -> dict[str, Any]:
         staker = info.staker
