@@ -16,6 +16,9 @@ import pytest
 from websockets.sync.client import connect
 
 from snowfield.chains.evm.customgenesis import genesis_json
+from snowfield.cli import build_node
+from snowfield.config import NetworkSettings
+from snowfield.errors import InvalidParams
 from snowfield.formats.hexcheck import encode_hex
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.secp256k1fx import Input
@@ -211,3 +214,12 @@ def test_a_restart_brings_the_l1s_back(tmp_path: Path) -> None:
         rpc = f"{again.base}/ext/bc/{before['kept']}/rpc"
         assert call(rpc, "eth_getBlockByNumber", ["latest", False])["hash"] == head["hash"]
         assert call(rpc, "eth_getBalance", [FUNDED, "latest"]) == "0x7"
+
+
+def test_a_bad_l1_genesis_file_is_refused_before_any_tx(tmp_path: Path) -> None:
+    bad = tmp_path / "genesis.json"
+    bad.write_text('{"config": {"chainId": 5}, "gasLimit": "0x1"}')
+    with pytest.raises(InvalidParams, match="gas limit in genesis"):
+        build_node(NetworkSettings(l1=(f"broken={bad}",), validators=1))
+    with pytest.raises(InvalidParams, match="cannot read"):
+        build_node(NetworkSettings(l1=(f"missing={tmp_path / 'nope.json'}",), validators=1))
