@@ -392,10 +392,11 @@ async def _index_chain(
             batch_blocks=settings.batch_blocks,
             traces=settings.traces,
         )
-        height = await indexer.sync()
-        log.info("chain %s indexed to block %d", target.chain_id, height)
         if settings.follow and settings.until is None:
-            await indexer.follow(stop, settings.poll_interval)
+            await indexer.follow(stop, settings.poll_interval)  # retries node errors
+        else:
+            height = await indexer.sync()
+            log.info("chain %s indexed to block %d", target.chain_id, height)
 
 
 async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:
