@@ -178,6 +178,13 @@ def test_a_create_chain_tx_starts_the_chain_in_the_running_node(running: Running
         assert head["number"] == "0x1"
     index = f"{running.base}/ext/index/{chain_id}/block"
     assert call(index, "index.getLastAccepted", {"encoding": "hex"})["index"] == "0"
+    checks: dict[str, Any] = {}
+    for _ in range(50):  # its health check joins the node's next round
+        checks = call(running.base + "/ext/health", "health.health", {})["checks"]
+        if chain_id in checks:
+            break
+        time.sleep(0.1)
+    assert checks[chain_id]["message"]["engine"]["consensus"]["lastAcceptedHeight"] >= 1
     # Its default fee config charges a block gas cost: automine builds the block once the
     # cost has fallen enough for the transaction's tip (within seconds).
     tx = call(rpc, "eth_sendTransaction", [{"from": DEV, "to": FUNDED, "value": "0x1"}])
