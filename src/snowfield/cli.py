@@ -255,11 +255,21 @@ def _print_banner(node: Any, settings: NetworkSettings) -> None:
     for i, key in enumerate(node.dev_keys):
         console.print(f"({i}) {key.checksum_address}  0x{key.private_key.hex()}", soft_wrap=True)
     console.print(f"Mnemonic: [bold]{settings.mnemonic}[/bold]")
+    names = {str(c.blockchain_id): c.name for c in node.platform.chain.blockchains()}
     for chain in node.chains:
+        if chain.blockchain_id in names and chain.vm.name == "subnet-evm":
+            chain_id = chain.runtime.chain.config.chain_id
+            console.print(
+                f"L1 {names[chain.blockchain_id]!r}: EVM chain id {chain_id}, "
+                f"subnet {chain.subnet_id}",
+                soft_wrap=True,
+            )
         for suffix in chain.services:
             # WebSocket endpoints are dialled with ws://, not http://
             root = base.replace("http://", "ws://", 1) if suffix == "ws" else base
-            console.print(f"{chain.label} {suffix}: {root}/ext/bc/{chain.label}/{suffix}")
+            console.print(
+                f"{chain.label} {suffix}: {root}/ext/bc/{chain.label}/{suffix}", soft_wrap=True
+            )
         if chain.alias:
             console.print(f"  (also /ext/bc/{chain.blockchain_id}/...)", soft_wrap=True)
         for name in chain.indexes:
@@ -450,10 +460,11 @@ async def _index_chain(
             batch_blocks=settings.batch_blocks,
             traces=settings.traces,
         )
-        height = await indexer.sync()
-        log.info("chain %s indexed to block %d", target.chain_id, height)
         if settings.follow and settings.until is None:
-            await indexer.follow(stop, settings.poll_interval)
+            await indexer.follow(stop, settings.poll_interval)  # retries node errors
+        else:
+            height = await indexer.sync()
+            log.info("chain %s indexed to block %d", target.chain_id, height)
 
 
 async def _index_work(indexer: Any, settings: Any, stop: asyncio.Event) -> None:

@@ -160,3 +160,16 @@ def test_a_chain_created_while_following_is_picked_up(network: Network) -> None:
     assert (late.chain_id, late.name) == (4242, "late chain")
     assert late.rpc_url == f"{network.node.base}/ext/bc/{late.blockchain_id}/rpc"
     assert late.vm_id == "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"
+
+
+def test_chains_named_on_the_command_line(network: Network, tmp_path: Path) -> None:
+    """`--no-discover --chain-rpc URL`: the named chain beside --rpc's, nothing else."""
+    path = tmp_path / "named.db"
+    index(network.node.rpc, path, "--no-discover", "--chain-rpc", network.l1_rpc)
+    db = Database(str(path))
+    try:
+        assert writes.checkpoint(db, 99999)[0] >= 3  # type: ignore[index]
+        assert writes.checkpoint(db, 43112) is not None
+        assert writes.checkpoint(db, 4242) is None  # the late chain was not named
+    finally:
+        db.close()

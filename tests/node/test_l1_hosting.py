@@ -16,6 +16,9 @@ import pytest
 from websockets.sync.client import connect
 
 from snowfield.chains.evm.customgenesis import genesis_json
+from snowfield.cli import build_node
+from snowfield.config import NetworkSettings
+from snowfield.errors import InvalidParams
 from snowfield.formats.hexcheck import encode_hex
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.secp256k1fx import Input
@@ -175,6 +178,13 @@ def test_a_create_chain_tx_starts_the_chain_in_the_running_node(running: Running
         assert head["number"] == "0x1"
     index = f"{running.base}/ext/index/{chain_id}/block"
     assert call(index, "index.getLastAccepted", {"encoding": "hex"})["index"] == "0"
+    checks: dict[str, Any] = {}
+    for _ in range(50):  # its health check joins the node's next round
+        checks = call(running.base + "/ext/health", "health.health", {})["checks"]
+        if chain_id in checks:
+            break
+        time.sleep(0.1)
+    assert checks[chain_id]["message"]["engine"]["consensus"]["lastAcceptedHeight"] >= 1
     # Its default fee config charges a block gas cost: automine builds the block once the
     # cost has fallen enough for the transaction's tip (within seconds).
     tx = call(rpc, "eth_sendTransaction", [{"from": DEV, "to": FUNDED, "value": "0x1"}])
@@ -211,3 +221,12 @@ def test_a_restart_brings_the_l1s_back(tmp_path: Path) -> None:
         rpc = f"{again.base}/ext/bc/{before['kept']}/rpc"
         assert call(rpc, "eth_getBlockByNumber", ["latest", False])["hash"] == head["hash"]
         assert call(rpc, "eth_getBalance", [FUNDED, "latest"]) == "0x7"
+
+
+def test_a_bad_l1_genesis_file_is_refused_before_any_tx(tmp_path: Path) -> None:
+    bad = tmp_path / "genesis.json"
+    bad.write_text('{"config": {"chainId": 5}, "gasLimit": "0x1"}')
+    with pytest.raises(InvalidParams, match="gas limit in genesis"):
+        build_node(NetworkSettings(l1=(f"broken={bad}",), validators=1))
+    with pytest.raises(InvalidParams, match="cannot read"):
+        build_node(NetworkSettings(l1=(f"missing={tmp_path / 'nope.json'}",), validators=1))

@@ -21,6 +21,7 @@ log = logging.getLogger("snowfield.indexer")
 # Bounds one discovery: a P-Chain lists every chain of every subnet.
 MAX_CHAINS = 256
 PROBE_TIMEOUT = 5.0
+PROBES_IN_FLIGHT = 8  # a public network lists hundreds of chains a node mostly does not run
 _CHAIN_RPC = re.compile(r"^(?P<node>.+)/ext/bc/[^/]+/rpc/?$")
 
 
@@ -68,7 +69,13 @@ async def discover(rpc_url: str) -> list[ChainTarget]:
     listed = reply.get("blockchains") if isinstance(reply, dict) else None
     if not isinstance(listed, list):
         return []
-    found = await asyncio.gather(*(_evm_chain(node, c) for c in listed[:MAX_CHAINS]))
+    gate = asyncio.Semaphore(PROBES_IN_FLIGHT)
+
+    async def gated(listed_chain: object) -> ChainTarget | None:
+        async with gate:
+            return await _evm_chain(node, listed_chain)
+
+    found = await asyncio.gather(*(gated(c) for c in listed[:MAX_CHAINS]))
     return [t for t in found if t is not None]
 
 

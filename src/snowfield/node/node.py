@@ -198,7 +198,10 @@ class Node:
         custom = [c for c in self.platform.chain.blockchains() if str(c.vm_id) == CUSTOM_EVM_VM.id]
         for blockchain in custom:
             if blockchain.name == name:
-                return self.chains[str(blockchain.blockchain_id)]
+                existing = self.chains.get(str(blockchain.blockchain_id))
+                if existing is None:
+                    raise InvalidParams(f"L1 {name}: its chain did not start (see the log)")
+                return existing
         if genesis is None:
             genesis = devnet_l1_genesis(
                 DEFAULT_L1_CHAIN_ID + len(custom),
@@ -207,6 +210,7 @@ class Node:
                 self.settings.gas_limit,
                 int(self.clock()),
             )
+        parse_genesis(genesis)  # a genesis the chain would refuse stops here, before any tx
         wallet = PlatformWallet(
             self.platform,
             self.settings.network_id,
