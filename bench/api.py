@@ -71,7 +71,7 @@ from snowfield.store.rows import (
     TransferRow,
     TxRow,
 )
-from snowfield.store.schema import SCHEMA_VERSION, SQLITE_INDEXES, TABLES
+from snowfield.store.schema import SCHEMA_VERSION, TABLES
 from snowfield.store.writes import upsert_chain, write_batch
 from snowfield.supervisor import terminate
 from snowfield.testing import free_port
@@ -235,7 +235,7 @@ def body_blocks(size: int, first: int, count: int, rng: random.Random) -> list[B
 def cache_path(size: int) -> Path:
     """Keyed by size, schema version, a digest of the DDL (edits without a version bump) and
     the generator version."""
-    digest = hashlib.sha256("\n".join((*TABLES, *SQLITE_INDEXES)).encode()).hexdigest()[:10]
+    digest = hashlib.sha256("\n".join(TABLES).encode()).hexdigest()[:10]
     return CACHE / f"op5-{size}-schema{SCHEMA_VERSION}-{digest}-gen{GENERATOR_VERSION}.db"
 
 

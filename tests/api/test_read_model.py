@@ -10,7 +10,6 @@ import orjson
 import pytest
 
 from snowfield.api.addresses import Listing, _rendered_transactions, _transactions
-from snowfield.store import queries
 from snowfield.store.database import Database
 from snowfield.store.rows import BlockBundle, BlockRow, TokenRow, TxRow
 from snowfield.store.schema import SCHEMA_VERSION
@@ -105,23 +104,10 @@ def test_a_schema_1_store_upgrades_and_renders_from_the_rows(db: Database) -> No
     ChainBuilder(db).add(4)
     before = _walk(db, ALICE, True, _transactions)
     with db.transaction() as w:
-        w.execute("DROP INDEX address_txs_listing")  # a schema-1 store had no such index
         w.execute("ALTER TABLE transactions DROP COLUMN document")
         w.execute("ALTER TABLE address_txs DROP COLUMN document")
         w.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     db.migrate()
     assert db.meta("schema_version") == str(SCHEMA_VERSION)
-    assert db.query("SELECT name FROM sqlite_master WHERE name = 'address_txs_listing'")
     assert db.query("SELECT COUNT(*) FROM transactions WHERE document IS NOT NULL") == [(0,)]
     assert _walk(db, ALICE, True, _transactions) == before
-
-
-def test_operation_5_reads_its_keys_and_sub_lists_from_one_index(db: Database) -> None:
-    """No table lookup per address_txs row (bench/api.py's spread load)."""
-    if db.dialect != "sqlite":
-        pytest.skip("a SQLite-only index (store/schema.py SQLITE_INDEXES)")
-    for paged in (False, True):
-        sql = queries._documents_sql("", paged, True)
-        args = [CHAIN, ALICE, *((1, 0) if paged else ()), 11]
-        plan = " | ".join(str(r[-1]) for r in db.query(f"EXPLAIN QUERY PLAN {sql}", args))
-        assert "SEARCH a USING COVERING INDEX address_txs_listing" in plan, plan

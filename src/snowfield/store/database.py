@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from snowfield.errors import InvalidParams, Unavailable
-from snowfield.store.schema import SCHEMA_VERSION, SQLITE_INDEXES, TABLES, UPGRADES
+from snowfield.store.schema import SCHEMA_VERSION, TABLES, UPGRADES
 
 Params = Sequence[Any]
 
@@ -186,8 +186,6 @@ class Database:
             w.execute(
                 "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
             )
-            for ddl in SQLITE_INDEXES if self.dialect == "sqlite" else ():
-                w.execute(ddl)
             w.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
                 ("page_token_secret", secrets.token_hex(32)),

@@ -270,17 +270,6 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
 )
 
-# SQLite only, created at every migration (an older store gains them on its next start):
-# indexes that serve a hot read from the index alone. PostgreSQL does without: its B-tree
-# entries are limited to about 2.7 kB, which a sub-lists document may exceed.
-SQLITE_INDEXES: tuple[str, ...] = (
-    # Operation 5 reads an address's keys and sub-lists documents from here in one range
-    # instead of one table lookup per row (-35% of the query's CPU on a 2M-transaction store,
-    # bench/api.py's spread load). Most of these documents are "".
-    """CREATE INDEX IF NOT EXISTS address_txs_listing
-        ON address_txs (chain_id, address, block_number, tx_index, document)""",
-)
-
 # Statements that bring a store written by an older schema up to the next version; a new
 # store gets the current DDL above and never runs them.
 UPGRADES: dict[int, tuple[str, ...]] = {
