@@ -11,6 +11,7 @@ from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
+from snowfield.chains.evm.warp import SnowContext
 from snowfield.config import EvmChainSettings
 from snowfield.node.block_ids import BlockIds
 from snowfield.node.index import BlockIndex, IndexState
@@ -41,6 +42,7 @@ class EvmHosting:
     clock: NetworkClock
     aliases: tuple[str, ...] = ()
     short_forms: tuple[str, ...] = ()
+    snow: SnowContext | None = None  # the chain's Warp identity and validators
 
 
 def host_evm_chain(
@@ -64,6 +66,7 @@ def host_evm_chain(
         clock=hosting.clock,
         genesis_time=settings.genesis_timestamp,
         call_limits=hosting.call_limits,
+        snow=hosting.snow,
     )
     runtime = EvmRuntime(chain, blockchain_id=hosting.blockchain_id, block_time=settings.block_time)
     rpc = Dispatcher(methods(runtime), hosting.limits)

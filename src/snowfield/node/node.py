@@ -38,6 +38,7 @@ from snowfield.node.registry import ChainRegistry, EvmRpc, HostedChain, chain_di
 from snowfield.node.runtime import EvmRuntime
 from snowfield.node.storage import NodeStorage
 from snowfield.node.validators import ValidatorSet, devnet_validator_service, load_validators
+from snowfield.node.warp_validators import snow_context
 from snowfield.node.x_host import host_x_context
 from snowfield.rpc.dispatch import Dispatcher, Limits, Method
 from snowfield.rpc.service import ServiceDispatcher
@@ -134,6 +135,9 @@ class Node:
             clock=self.clock,
             aliases=aliases,
             short_forms=short_forms,
+            snow=snow_context(
+                settings.network_id, blockchain_id, self.ids.primary_subnet, self.chains
+            ),
         )
         return host_evm_chain(
             chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)
