@@ -208,6 +208,34 @@ def test_a_c_chain_message_verifies_on_a_custom_evm_chain(devnet: tuple[RunningN
             + (3_200 * chunks if valid else 0)
         )
         assert int(direct["gasUsed"], 16) == want
+        # A replay (tracing) reads the predicate results from the block's header.
+        trace = rpc_reply(l1_url, "debug_traceTransaction", direct["transactionHash"], {})
+        valid_word = bytes.fromhex(trace["result"]["returnValue"].removeprefix("0x"))[32:64]
+        assert int.from_bytes(valid_word, "big") == int(valid)
+        assert trace["result"]["gas"] == want
+    # Estimates count the predicate as verified and charge its gas (as the real chains' calls).
+    estimate = rpc_reply(
+        l1_url,
+        "eth_estimateGas",
+        {
+            "from": SENDER.address,
+            "to": WARP,
+            "data": "0x" + read.hex(),
+            "accessList": _access_list(quorum),
+        },
+    )["result"]
+    assert int(estimate, 16) == 21_000 + _calldata_gas(read) + 200_000 + 6_400 * chunks + 2_002
+
+    # The C-Chain receives too (coreth's rules); its header's Extra holds the results alone.
+    on_c = _receipt(
+        c_url,
+        {"to": WARP, "data": "0x" + read.hex(), "gas": 600_000, "accessList": _access_list(quorum)},
+    )
+    c_block = rpc_reply(c_url, "eth_getBlockByHash", on_c["blockHash"], False)["result"]
+    tx_hash = bytes.fromhex(on_c["transactionHash"][2:])
+    assert decode_results(bytes.fromhex(c_block["extraData"][2:])) == {
+        tx_hash: {bytes.fromhex(WARP[2:]): frozenset()}
+    }
 
     # A predicate that is not a Warp message is refused at admission (intrinsic gas fails).
     nonce = rpc_reply(l1_url, "eth_getTransactionCount", SENDER.address, "pending")["result"]
