@@ -3,6 +3,7 @@ execution context, and contract creation asks the chain's rules first."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -25,7 +26,7 @@ from snowfield.chains.evm.precompiles.base import (
     PrecompileRevert,
     StatefulPrecompile,
 )
-from snowfield.chains.evm.warp import extra_intrinsic_gas
+from snowfield.chains.evm.warp import WARP_ADDRESS, extra_intrinsic_gas
 from snowfield.errors import InvalidParams
 
 if TYPE_CHECKING:
@@ -161,10 +162,10 @@ class PredicateExecutor(PragueTransactionExecutor):
             (bytes(address), tuple(keys))
             for address, keys in getattr(transaction, "access_list", None) or ()
         ]
-        try:
-            tx_hash: bytes | None = bytes(transaction.hash)
-        except (AttributeError, TypeError, ValueError):
-            tx_hash = None  # a call: no signed transaction
+        tx_hash: bytes | None = None  # a call's (no signed transaction) or one without predicates
+        if any(address == WARP_ADDRESS for address, _ in access_list):
+            with contextlib.suppress(AttributeError, TypeError, ValueError):
+                tx_hash = bytes(transaction.hash)
         warp.begin(tx_hash, access_list)
         try:
             extra = extra_intrinsic_gas(access_list)
