@@ -138,3 +138,9 @@ def test_warp_config_is_checked_as_subnet_evm_does() -> None:
     ok = genesis_json(1, {}, precompiles={"warpConfig": {"blockTimestamp": 0}})
     rules = parse_genesis(ok).config.rule_set
     assert rules.warp_config(0) == WarpConfig(67, False)
+    # eth_getChainConfig shows every field of the config, as subnet-evm's JSON does.
+    assert rules.chain_config_json(parse_genesis(ok).config)["warpConfig"] == {
+        "blockTimestamp": 0,
+        "quorumNumerator": 0,
+        "requirePrimaryNetworkSigners": False,
+    }

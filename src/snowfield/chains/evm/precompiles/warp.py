@@ -189,5 +189,6 @@ register(
         contract=WARP_CONTRACT,
         configure=_configure,
         verify=_verify,
+        defaults={"quorumNumerator": 0, "requirePrimaryNetworkSigners": False},
     )
 )
