@@ -19,7 +19,7 @@ from snowfield.crypto.hashing import keccak
 from snowfield.crypto.warp import ValidatorEntry, canonical_validator_set
 from snowfield.formats.ids import ID, PRIMARY_NETWORK_ID, NodeID
 from snowfield.formats.warp.message import BitSetSignature, Message, UnsignedMessage
-from snowfield.formats.warp.payload import AddressedCall, encode_payload
+from snowfield.formats.warp.payload import AddressedCall, Hash, encode_payload
 from snowfield.formats.warp.predicate import decode_results, pack_predicate
 from snowfield.testing import RunningNode, serve_devnet_with_custom_evm
 from tests.bytecode import deploy_code
@@ -135,6 +135,11 @@ def test_a_c_chain_message_verifies_on_a_custom_evm_chain(devnet: tuple[RunningN
     assert c.warp_message(unsigned.id.raw) == body
     assert c.accepted_block(bytes.fromhex(sent["blockHash"][2:]))
     assert c.warp_message(b"\x00" * 32) is None
+    # sendWarpMessage returns the message id.
+    returned = rpc_reply(
+        c_url, "eth_call", {"from": SENDER.address, "to": WARP, "data": "0x" + call.hex()}, "latest"
+    )
+    assert returned["result"] == "0x" + unsigned.id.raw.hex()
     # getBlockchainID answers each chain's own id.
     got = rpc_reply(
         c_url,
@@ -149,12 +154,12 @@ def test_a_c_chain_message_verifies_on_a_custom_evm_chain(devnet: tuple[RunningN
     relay = to_checksum_address(created["contractAddress"])
     read = GET_VERIFIED + (0).to_bytes(32, "big")
 
-    def relayed(signed: bytes) -> tuple[dict[str, Any], bytes]:
+    def relayed(signed: bytes, data: bytes = read) -> tuple[dict[str, Any], bytes]:
         receipt = _receipt(
             l1_url,
             {
                 "to": relay,
-                "data": "0x" + read.hex(),
+                "data": "0x" + data.hex(),
                 "gas": 600_000,
                 "accessList": _access_list(signed),
             },
@@ -175,6 +180,18 @@ def test_a_c_chain_message_verifies_on_a_custom_evm_chain(devnet: tuple[RunningN
     results = decode_results(bytes.fromhex(block["extraData"][2:])[80:])
     tx_hash = bytes.fromhex(receipt["transactionHash"][2:])
     assert results == {tx_hash: {bytes.fromhex(WARP[2:]): frozenset()}}
+
+    # A Hash payload (an accepted C-Chain block) reads through getVerifiedWarpBlockHash; an
+    # index past the transaction's predicates reads valid = false.
+    block_hash = bytes.fromhex(sent["blockHash"][2:])
+    hashed = UnsignedMessage(
+        node.settings.network_id, c_chain, encode_payload(Hash(ID(block_hash)))
+    )
+    by_hash = keccak(b"getVerifiedWarpBlockHash(uint32)")[:4]
+    receipt, output = relayed(_sign(node, hashed, 4), by_hash + (0).to_bytes(32, "big"))
+    assert output == c_chain.raw + block_hash + (1).to_bytes(32, "big")
+    receipt, output = relayed(_sign(node, hashed, 4), by_hash + (1).to_bytes(32, "big"))
+    assert output == bytes(96)
 
     for bad in (_sign(node, unsigned, 3), _sign(node, unsigned, 5, forge=True)):  # 60%; forged
         receipt, output = relayed(bad)
