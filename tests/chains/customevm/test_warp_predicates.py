@@ -9,6 +9,8 @@ import pytest
 
 from snowfield.chains.evm.customgenesis import genesis_json, parse_genesis
 from snowfield.chains.evm.warp import (
+    NO_CHAIN,
+    WARP_ADDRESS,
     SnowContext,
     WarpConfig,
     extra_intrinsic_gas,
@@ -19,13 +21,15 @@ from snowfield.crypto.warp import ValidatorEntry, canonical_validator_set
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID
 from snowfield.formats.warp.message import BitSetSignature, Message, UnsignedMessage
-from snowfield.formats.warp.payload import Hash, encode_payload
+from snowfield.formats.warp.payload import AddressedCall, Hash, decode_payload, encode_payload
 from snowfield.formats.warp.predicate import (
     decode_results,
     encode_results,
     pack_predicate,
     unpack_predicate,
 )
+from snowfield.testing import custom_evm_chain
+from tests.chains.customevm.driver import ADDRS, CHAIN_ID, FREE, GENESIS_TIME, Driver, sel, word
 
 SUBNET = ID(b"\x05" * 32)
 C_CHAIN = ID(b"\x0c" * 32)
@@ -144,3 +148,26 @@ def test_warp_config_is_checked_as_subnet_evm_does() -> None:
         "quorumNumerator": 0,
         "requirePrimaryNetworkSigners": False,
     }
+
+
+def test_sent_messages_survive_a_restart_and_leave_with_a_rewind() -> None:
+    warp = {"warpConfig": {"blockTimestamp": 0}}
+    driver = Driver(precompiles=warp)
+    payload = b"kept for the signers" * 2
+    call = sel("sendWarpMessage(bytes)") + word(32) + word(len(payload)) + payload.ljust(64, b"\0")
+    receipt = driver.send(0, WARP_ADDRESS, call)
+    (log,) = receipt.logs
+    message_id = log.topics[2]
+    stored = driver.chain.warp_message(message_id)
+    assert stored is not None
+    unsigned = UnsignedMessage.decode(stored)
+    assert unsigned.id.raw == message_id and unsigned.source_chain_id == NO_CHAIN
+    assert decode_payload(unsigned.payload) == AddressedCall(ADDRS[0], payload)
+    genesis = genesis_json(
+        CHAIN_ID, dict.fromkeys(ADDRS, 10**24), timestamp=GENESIS_TIME, fee=FREE, precompiles=warp
+    )
+    again = custom_evm_chain(genesis, journal=driver.chain.journal)
+    assert again.warp_message(message_id) == stored
+    assert again.accepted_block(again.head.hash)
+    again.rewind(0)
+    assert again.warp_message(message_id) is None
