@@ -256,19 +256,26 @@ def test_a_c_chain_message_verifies_on_a_custom_evm_chain(devnet: tuple[RunningN
 
     # A predicate that is not a Warp message is refused at admission (intrinsic gas fails).
     nonce = rpc_reply(l1_url, "eth_getTransactionCount", SENDER.address, "pending")["result"]
-    junk = Account.sign_transaction(
-        {
-            "to": WARP,
-            "data": "0x" + read.hex(),
-            "gas": 600_000,
-            "nonce": int(nonce, 16),
-            "chainId": 77_777,
-            "maxFeePerGas": 10**12,
-            "maxPriorityFeePerGas": 10**9,
-            "accessList": _access_list(b"not a warp message"),
-            "type": 2,
-        },
-        KEY0,
-    )
+    junk_fields: dict[str, Any] = {
+        "to": WARP,
+        "data": "0x" + read.hex(),
+        "gas": 600_000,
+        "nonce": int(nonce, 16),
+        "chainId": 77_777,
+        "maxFeePerGas": 10**12,
+        "maxPriorityFeePerGas": 10**9,
+        "accessList": _access_list(b"not a warp message"),
+        "type": 2,
+    }
+    junk = Account.sign_transaction(junk_fields, KEY0)
     refused = rpc_reply(l1_url, "eth_sendRawTransaction", "0x" + bytes(junk.raw_transaction).hex())
     assert refused["error"]["message"].startswith("cannot unpack warp message")
+    # The predicate's gas counts in the intrinsic gas admission checks.
+    short = Account.sign_transaction(
+        {**junk_fields, "accessList": _access_list(quorum), "gas": 100_000}, KEY0
+    )
+    refused = rpc_reply(l1_url, "eth_sendRawTransaction", "0x" + bytes(short.raw_transaction).hex())
+    intrinsic = 21_000 + _calldata_gas(read) + 200_000 + 3_200 * chunks + 2_000
+    assert refused["error"]["message"] == (
+        f"intrinsic gas too low: gas 100000, minimum needed {intrinsic}"
+    )
