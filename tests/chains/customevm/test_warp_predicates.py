@@ -171,3 +171,8 @@ def test_sent_messages_survive_a_restart_and_leave_with_a_rewind() -> None:
     assert again.accepted_block(again.head.hash)
     again.rewind(0)
     assert again.warp_message(message_id) is None
+    # A payload above the payload codec's 24 KiB fails the call (gas consumed); the tx is mined.
+    big = b"\x01" * (24 * 1024)
+    call = sel("sendWarpMessage(bytes)") + word(32) + word(len(big)) + big
+    failed = driver.send(0, WARP_ADDRESS, call, gas=2_000_000)
+    assert failed.status == 0 and failed.gas_used == 2_000_000 and not failed.logs

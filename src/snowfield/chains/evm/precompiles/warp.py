@@ -105,7 +105,10 @@ def _send(env: PrecompileEnv) -> bytes:
         raise PrecompileError("write protection")
     payload = _abi_bytes(args)
     snow = _snow(env)
-    addressed = encode_payload(AddressedCall(env.caller, payload))
+    try:
+        addressed = encode_payload(AddressedCall(env.caller, payload))
+    except InvalidParams as exc:  # above the payload codec's 24 KiB
+        raise PrecompileError(str(exc)) from None
     message = UnsignedMessage(snow.network_id, snow.blockchain_id, addressed)
     message_id = message.id.raw
     data = word(32) + _encode_bytes(message.encode())
