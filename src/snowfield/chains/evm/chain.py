@@ -81,7 +81,7 @@ from snowfield.chains.evm.warp import (
 )
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
-from snowfield.formats.warp.message import Message
+from snowfield.formats.warp.message import Message, UnsignedMessage
 from snowfield.formats.warp.predicate import decode_results, encode_results
 
 BlockListener = Callable[[Block], None]
@@ -293,10 +293,13 @@ class EvmChain:
             return None
         if results is not None:
             return WarpBlock(self.snow, results=results)
-        validators = self.snow.validators
-        # The block verifies at the P-Chain height it is built at (the proposer's).
-        height = validators.p_chain_height() if validators is not None else 0
         snow = self.snow
+        # The block verifies at the P-Chain height it is built at (the proposer's).
+        try:
+            height = snow.validators.p_chain_height() if snow.validators is not None else 0
+        except InvalidParams:  # no P-Chain (yet): nothing verifies
+            snow = replace(snow, validators=None)
+            height = 0
 
         def verify(message: Message) -> bool:
             return verify_message(message, snow, config, height) is None
@@ -549,12 +552,8 @@ class EvmChain:
         for index, tx in enumerate(block.txs):
             self._tx_loc[tx.hash] = TxLocation(block, index)
         self.blocks.append(block)
-        for receipt in block.receipts:
-            for log in receipt.logs:
-                if log.address == WARP_ADDRESS and log.topics[:1] == (SEND_WARP_MESSAGE,):
-                    message = sent_message(log.data)
-                    if message is not None:
-                        self._warp_messages[message.id.raw] = message.encode()
+        for message in _sent_warp_messages(block):
+            self._warp_messages[message.id.raw] = message.encode()
 
     # -- cheat codes -------------------------------------------------------------------
 
@@ -609,12 +608,8 @@ class EvmChain:
     def _cut(self, height: int, root: bytes) -> None:
         for block in self.blocks[height + 1 :]:
             self._by_hash.pop(block.hash, None)
-            for receipt in block.receipts:
-                for log in receipt.logs:
-                    if log.address == WARP_ADDRESS and log.topics[:1] == (SEND_WARP_MESSAGE,):
-                        found = sent_message(log.data)
-                        if found is not None:
-                            self._warp_messages.pop(found.id.raw, None)
+            for message in _sent_warp_messages(block):
+                self._warp_messages.pop(message.id.raw, None)
             self._pre_roots.pop(block.number, None)
             for tx in block.txs:
                 self._tx_loc.pop(tx.hash, None)
@@ -821,6 +816,16 @@ class CallPrelude:
 
     state: StateOverrides = field(default_factory=dict)
     block: BlockOverrides = NO_BLOCK_OVERRIDES
+
+
+def _sent_warp_messages(block: Block) -> Iterator[UnsignedMessage]:
+    """The messages the block's SendWarpMessage logs carry."""
+    for receipt in block.receipts:
+        for log in receipt.logs:
+            if log.address == WARP_ADDRESS and log.topics[:1] == (SEND_WARP_MESSAGE,):
+                message = sent_message(log.data)
+                if message is not None:
+                    yield message
 
 
 def _encoded_results(warp: WarpBlock | None) -> bytes | None:
