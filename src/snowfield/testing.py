@@ -400,14 +400,20 @@ def serve_devnet_with_custom_evm(
     from snowfield.node.evm_host import evm_health
     from snowfield.node.registry import EvmRpc, EvmWebSocket, HostedChain, Vm
     from snowfield.node.runtime import EvmRuntime
+    from snowfield.node.warp_validators import snow_context
     from snowfield.rpc.dispatch import Dispatcher, Limits
 
     settings = dataclasses.replace(DevnetSettings(port=free_port()), **overrides)
     node = build_node(settings)
     parsed = parse_genesis(genesis)
     blockchain_id = encode_cb58(sha256(genesis))
+    snow = snow_context(settings.network_id, blockchain_id, node.ids.primary_subnet, node.chains)
     chain = EvmChain(
-        parsed.config, MemoryJournal(), clock=node.clock, genesis_time=parsed.timestamp
+        parsed.config,
+        MemoryJournal(),
+        clock=node.clock,
+        genesis_time=parsed.timestamp,
+        snow=snow,
     )
     runtime = EvmRuntime(chain, blockchain_id=blockchain_id)
     chain_settings = EvmChainSettings(

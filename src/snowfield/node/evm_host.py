@@ -12,6 +12,7 @@ from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
+from snowfield.chains.evm.warp import SnowContext
 from snowfield.config import EvmChainSettings
 from snowfield.node.block_ids import BlockIds
 from snowfield.node.index import BlockIndex, IndexState
@@ -47,6 +48,7 @@ class EvmHosting:
     vm: Vm = EVM_VM
     # The chain's config from its genesis (rule set, base fee floor); None: the C-Chain's.
     genesis: ChainConfig | None = None
+    snow: SnowContext | None = None  # the chain's Warp identity and validators
 
 
 def host_evm_chain(
@@ -74,6 +76,7 @@ def host_evm_chain(
         clock=hosting.clock,
         genesis_time=settings.genesis_timestamp,
         call_limits=hosting.call_limits,
+        snow=hosting.snow,
     )
     runtime = EvmRuntime(chain, blockchain_id=hosting.blockchain_id, block_time=settings.block_time)
     rpc = Dispatcher(methods(runtime), hosting.limits)

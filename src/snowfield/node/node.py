@@ -55,6 +55,7 @@ from snowfield.node.registry import (
 from snowfield.node.runtime import EvmRuntime
 from snowfield.node.storage import NodeStorage
 from snowfield.node.validators import ValidatorSet, devnet_validator_service, load_validators
+from snowfield.node.warp_validators import snow_context
 from snowfield.node.x_host import host_x_context
 from snowfield.rpc.dispatch import Dispatcher, Limits, Method
 from snowfield.rpc.service import ServiceDispatcher
@@ -280,6 +281,12 @@ class Node:
             short_forms=short_forms,
             vm=vm,
             genesis=genesis,
+            snow=snow_context(
+                settings.network_id,
+                blockchain_id,
+                subnet_id or self.ids.primary_subnet,
+                self.chains,
+            ),
         )
         return host_evm_chain(
             chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)

@@ -67,11 +67,22 @@ from snowfield.chains.evm.model import (
     Tx,
     encode_block,
 )
+from snowfield.chains.evm.precompiles.warp import SEND_WARP_MESSAGE
 from snowfield.chains.evm.rules.base import HeaderFields
 from snowfield.chains.evm.simulation import SimBlock, SimOptions, SimulatedBlock, Simulator
 from snowfield.chains.evm.state_dump import check_state
+from snowfield.chains.evm.warp import (
+    WARP_ADDRESS,
+    SnowContext,
+    WarpBlock,
+    extra_intrinsic_gas,
+    sent_message,
+    verify_message,
+)
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
+from snowfield.formats.warp.message import Message, UnsignedMessage
+from snowfield.formats.warp.predicate import decode_results, encode_results
 
 BlockListener = Callable[[Block], None]
 DEFAULT_CALL_LIMITS = CallLimits()
@@ -114,8 +125,13 @@ class EvmChain:
         genesis_time: int | None = None,
         fast_transfers: bool = True,
         call_limits: CallLimits = DEFAULT_CALL_LIMITS,
+        snow: SnowContext | None = None,
     ) -> None:
         self.config = config
+        # Who the chain is on the network and the validators Warp messages verify against.
+        self.snow = snow if snow is not None else SnowContext()
+        # Unsigned Warp messages sent by accepted blocks, by message id (rebuilt on replay).
+        self._warp_messages: dict[bytes, bytes] = {}
         self.rules = config.rule_set
         self.call_limits = call_limits
         self.fast_transfers = fast_transfers
@@ -246,7 +262,15 @@ class EvmChain:
 
         return walk
 
-    def env_for(self, parent: Block, timestamp: int, base_fee: int) -> BlockEnv:
+    def env_for(
+        self,
+        parent: Block,
+        timestamp: int,
+        base_fee: int,
+        predicate_results: dict[bytes, frozenset[int]] | None = None,
+    ) -> BlockEnv:
+        """The environment of a block built on `parent`; its Warp predicates are verified
+        now, unless `predicate_results` (a replay's, from its header) decide them."""
         state, parent_ts = self.state_at(parent), parent.header.timestamp
         return BlockEnv(
             number=parent.number + 1,
@@ -258,7 +282,36 @@ class EvmChain:
             prev_hashes=self.ancestors(parent.number + 1),
             stateful=self.rules.precompiles(timestamp),
             create_check=self.rules.create_check(timestamp),
+            warp=self._warp_block(timestamp, predicate_results),
         )
+
+    def _warp_block(
+        self, timestamp: int, results: dict[bytes, frozenset[int]] | None
+    ) -> WarpBlock | None:
+        config = self.rules.warp_config(timestamp)
+        if config is None:
+            return None
+        if results is not None:
+            return WarpBlock(self.snow, results=results)
+        snow = self.snow
+        # The block verifies at the P-Chain height it is built at (the proposer's).
+        try:
+            height = snow.validators.p_chain_height() if snow.validators is not None else 0
+        except InvalidParams:  # no P-Chain (yet): nothing verifies
+            snow = replace(snow, validators=None)
+            height = 0
+
+        def verify(message: Message) -> bool:
+            return verify_message(message, snow, config, height) is None
+
+        return WarpBlock(snow, verify=verify)
+
+    def warp_message(self, message_id: bytes) -> bytes | None:
+        """The unsigned Warp message an accepted block sent with this id (None: none)."""
+        return self._warp_messages.get(message_id)
+
+    def accepted_block(self, block_hash: bytes) -> bool:
+        return block_hash in self._by_hash
 
     # -- transactions ------------------------------------------------------------------
 
@@ -303,6 +356,8 @@ class EvmChain:
         if tx.gas > self.params.gas_limit:
             raise InvalidParams("exceeds block gas limit")
         needed = intrinsic_gas(tx)
+        if tx.access_list and self.rules.warp_config(self.head.header.timestamp) is not None:
+            needed += extra_intrinsic_gas(tx.access_list)  # InvalidParams when malformed
         if tx.gas < needed:
             raise InvalidParams(f"intrinsic gas too low: gas {tx.gas}, minimum needed {needed}")
         if tx.max_priority_fee > tx.max_fee:
@@ -388,6 +443,7 @@ class EvmChain:
                     receipts,
                     builder.gas_used,
                     self.rules,
+                    _encoded_results(env.warp),
                 )
                 if self.rules.block_fee_error(header, included, receipts) is not None:
                     # As subnet-evm's miner: the tips do not pay the block gas cost yet;
@@ -496,6 +552,8 @@ class EvmChain:
         for index, tx in enumerate(block.txs):
             self._tx_loc[tx.hash] = TxLocation(block, index)
         self.blocks.append(block)
+        for message in _sent_warp_messages(block):
+            self._warp_messages[message.id.raw] = message.encode()
 
     # -- cheat codes -------------------------------------------------------------------
 
@@ -550,6 +608,8 @@ class EvmChain:
     def _cut(self, height: int, root: bytes) -> None:
         for block in self.blocks[height + 1 :]:
             self._by_hash.pop(block.hash, None)
+            for message in _sent_warp_messages(block):
+                self._warp_messages.pop(message.id.raw, None)
             self._pre_roots.pop(block.number, None)
             for tx in block.txs:
                 self._tx_loc.pop(tx.hash, None)
@@ -664,7 +724,12 @@ class EvmChain:
             prev_hashes=self.ancestors(block.number),
             stateful=self.rules.precompiles(block.header.timestamp),
             create_check=self.rules.create_check(block.header.timestamp),
+            warp=self.call_warp(block.header.timestamp),
         )
+
+    def call_warp(self, timestamp: int) -> WarpBlock | None:
+        """A call's Warp context: the chain's ids; predicates count as verified."""
+        return WarpBlock(self.snow) if self.rules.warp_config(timestamp) is not None else None
 
     # -- tracing -----------------------------------------------------------------------
 
@@ -674,8 +739,9 @@ class EvmChain:
         if block.number == 0:
             return []
         parent = self.blocks[block.number - 1]
+        results = _header_results(self.rules.predicate_results(block.header))
         env = replace(
-            self.env_for(parent, block.header.timestamp, block.header.base_fee),
+            self.env_for(parent, block.header.timestamp, block.header.base_fee, results),
             coinbase=block.header.coinbase,
             gas_limit=block.header.gas_limit,
         )
@@ -692,7 +758,8 @@ class EvmChain:
                 timestamp=block.header.timestamp,
             ),
         )
-        results, log_index = [], 0
+        outputs: list[Any] = []
+        log_index = 0
         pairs = list(zip(block.txs, block.receipts, strict=True))
         for index, (tx, receipt) in enumerate(pairs if only is None else pairs[: only + 1]):
             if only is not None and index < only:
@@ -705,9 +772,9 @@ class EvmChain:
             with self._time_limited():  # per traced transaction, as geth's trace timeout
                 applied = builder.apply(tx)
             assert applied.computation is not None  # fast transfers are off
-            results.append(trace.result(builder.state, applied.computation, receipt.gas_used))
+            outputs.append(trace.result(builder.state, applied.computation, receipt.gas_used))
             log_index += len(receipt.logs)
-        return results
+        return outputs
 
     def trace_tx(self, tx_hash: bytes, tracer: Tracer) -> Any:
         loc = self.locate(tx_hash)
@@ -749,6 +816,30 @@ class CallPrelude:
 
     state: StateOverrides = field(default_factory=dict)
     block: BlockOverrides = NO_BLOCK_OVERRIDES
+
+
+def _sent_warp_messages(block: Block) -> Iterator[UnsignedMessage]:
+    """The messages the block's SendWarpMessage logs carry."""
+    for receipt in block.receipts:
+        for log in receipt.logs:
+            if log.address == WARP_ADDRESS and log.topics[:1] == (SEND_WARP_MESSAGE,):
+                message = sent_message(log.data)
+                if message is not None:
+                    yield message
+
+
+def _encoded_results(warp: WarpBlock | None) -> bytes | None:
+    if warp is None or not warp.results:
+        return None
+    return encode_results(warp.header_results())
+
+
+def _header_results(data: bytes) -> dict[bytes, frozenset[int]]:
+    """A header's Warp predicate results: tx hash → failed predicate indices."""
+    if not data:
+        return {}
+    decoded = decode_results(data)
+    return {tx: by_address.get(WARP_ADDRESS, frozenset()) for tx, by_address in decoded.items()}
 
 
 def _execution_error(computation: Any) -> Exception:

@@ -22,6 +22,7 @@ def executed_header(
     receipts: Sequence[Receipt],
     gas_used: int,
     rules: EvmRules = _C_CHAIN,
+    predicate_results: bytes | None = None,
 ) -> Header:
     """The header of `txs` run in `env` on top of `parent` (whose hash is `parent_hash`),
     leaving state `root`, in the layout of `rules`."""
@@ -42,5 +43,6 @@ def executed_header(
         timestamp=env.timestamp,
         base_fee=env.base_fee,
         mix_hash=env.mix_hash,
+        predicate_results=predicate_results,
     )
     return rules.build_header(parent, fields)

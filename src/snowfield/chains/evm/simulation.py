@@ -147,6 +147,7 @@ class Simulator:
             difficulty=parent.difficulty,
             stateful=rules.precompiles(overrides.time),
             create_check=rules.create_check(overrides.time),
+            warp=self.chain.call_warp(overrides.time),
         )
 
     def _ancestors(self) -> Callable[[], Iterator[bytes]]:

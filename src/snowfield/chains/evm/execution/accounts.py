@@ -17,7 +17,7 @@ from eth.db.journal import JournalDB
 from eth.vm.forks.prague.state import PragueState
 
 from snowfield.chains.evm.execution.fasttrie import FastTrie
-from snowfield.chains.evm.execution.precompiled import Computation
+from snowfield.chains.evm.execution.precompiled import Computation, PredicateExecutor
 from snowfield.crypto.hashing import keccak
 from snowfield.formats.rlp import encode_bytes, encode_int, encode_list_of_encoded
 
@@ -42,6 +42,7 @@ class State(PragueState):
 
     account_db_class = FastAccountDB
     computation_class = Computation
+    transaction_executor_class = PredicateExecutor
 
 
 # (nonce, balance, storage root, code hash): an account as the state trie holds it.

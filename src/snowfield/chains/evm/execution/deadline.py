@@ -16,7 +16,7 @@ from typing import Any
 from eth.vm.forks.prague.computation import PragueComputation
 from eth.vm.forks.prague.state import PragueState
 
-from snowfield.chains.evm.execution.precompiled import Computation
+from snowfield.chains.evm.execution.precompiled import Computation, PredicateExecutor
 
 # Opcodes without which no execution can run long: JUMP, JUMPI, CREATE, CALL, CALLCODE,
 # DELEGATECALL, CREATE2, STATICCALL.
@@ -86,6 +86,7 @@ class CallState(PragueState):
     """The state eth_call and gas estimation run on."""
 
     computation_class = InterruptibleComputation
+    transaction_executor_class = PredicateExecutor
 
 
 def go_duration(seconds: float) -> str:

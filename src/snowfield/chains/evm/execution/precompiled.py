@@ -3,13 +3,22 @@ execution context, and contract creation asks the chain's rules first."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from eth.abc import ComputationAPI, MessageAPI, StateAPI, TransactionContextAPI
+from eth.abc import (
+    ComputationAPI,
+    MessageAPI,
+    SignedTransactionAPI,
+    StateAPI,
+    TransactionContextAPI,
+)
 from eth.exceptions import Revert, VMError
 from eth.vm.execution_context import ExecutionContext
 from eth.vm.forks.prague.computation import PragueComputation
+from eth.vm.forks.prague.state import PragueTransactionExecutor
+from eth_utils import ValidationError
 
 from snowfield.chains.evm.precompiles.base import (
     PrecompileError,
@@ -17,6 +26,11 @@ from snowfield.chains.evm.precompiles.base import (
     PrecompileRevert,
     StatefulPrecompile,
 )
+from snowfield.chains.evm.warp import WARP_ADDRESS, extra_intrinsic_gas
+from snowfield.errors import InvalidParams
+
+if TYPE_CHECKING:
+    from snowfield.chains.evm.warp import WarpBlock
 
 # Why the transaction's origin may not create a contract (None: it may), read on the state.
 CreateCheck = Callable[[Any, bytes], str | None]
@@ -31,17 +45,20 @@ class CreateRefused(VMError):
 
 
 class AvalancheContext(ExecutionContext):
-    """The block's context plus the chain's active stateful precompiles and create check."""
+    """The block's context plus the chain's active stateful precompiles, create check and
+    Warp context."""
 
     def __init__(
         self,
         *args: Any,
         stateful: Mapping[bytes, StatefulPrecompile] | None = None,
         create_check: CreateCheck | None = None,
+        warp: WarpBlock | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.create_check = create_check
+        self.warp = warp
         self.precompiles: dict[Any, Any] = dict(PragueComputation.get_precompiles())
         for address, contract in (stateful or {}).items():
             self.precompiles[address] = _adapter(contract)
@@ -60,6 +77,7 @@ class _Env:
         self.read_only = msg.is_static
         self.timestamp = computation.state.timestamp
         self.number = computation.state.block_number
+        self.warp: WarpBlock | None = getattr(computation.state.execution_context, "warp", None)
 
     def use_gas(self, amount: int) -> None:
         if amount > self._c.get_gas_remaining():
@@ -129,3 +147,34 @@ class Computation(PragueComputation):
         with computation:
             raise CreateRefused(refused)
         return computation
+
+
+class PredicateExecutor(PragueTransactionExecutor):
+    """Prague's executor charging Warp predicates their PredicateGas in place of access-list
+    gas (subnet-evm's and coreth's IntrinsicGas), when the chain runs Warp."""
+
+    def build_evm_message(self, transaction: SignedTransactionAPI) -> MessageAPI:
+        message = super().build_evm_message(transaction)
+        warp: WarpBlock | None = getattr(self.vm_state.execution_context, "warp", None)
+        if warp is None:
+            return message
+        access_list = [
+            (bytes(address), tuple(keys))
+            for address, keys in getattr(transaction, "access_list", None) or ()
+        ]
+        tx_hash: bytes | None = None  # a call's (no signed transaction) or one without predicates
+        if any(address == WARP_ADDRESS for address, _ in access_list):
+            with contextlib.suppress(AttributeError, TypeError, ValueError):
+                tx_hash = bytes(transaction.hash)
+        warp.begin(tx_hash, access_list)
+        try:
+            extra = extra_intrinsic_gas(access_list)
+        except InvalidParams as exc:
+            raise ValidationError(str(exc)) from None
+        if extra > message.gas:
+            raise ValidationError(
+                f"intrinsic gas too low: gas {transaction.gas}, minimum needed "
+                f"{transaction.gas - message.gas + extra}"
+            )
+        message.gas -= extra
+        return message

@@ -30,6 +30,7 @@ from snowfield.chains.evm.execution.fasttrie import FastTrie
 from snowfield.chains.evm.execution.precompiled import AvalancheContext, CreateCheck
 from snowfield.chains.evm.model import Log, Receipt, Tx
 from snowfield.chains.evm.precompiles.base import StatefulPrecompile
+from snowfield.chains.evm.warp import WarpBlock
 from snowfield.crypto.hashing import keccak
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
@@ -54,6 +55,8 @@ class BlockEnv:
     # contract creation (the deployer allow list); none on the C-Chain.
     stateful: Mapping[bytes, StatefulPrecompile] = field(default_factory=dict)
     create_check: CreateCheck | None = None
+    # The chain's Warp context when it runs the Warp precompile (None: no Warp).
+    warp: WarpBlock | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +78,7 @@ class _Ancestors:
 
 
 def _context(env: BlockEnv) -> ExecutionContext:
-    if env.stateful or env.create_check is not None:
+    if env.stateful or env.create_check is not None or env.warp is not None:
         return AvalancheContext(
             coinbase=env.coinbase,
             timestamp=env.timestamp,
@@ -89,6 +92,7 @@ def _context(env: BlockEnv) -> ExecutionContext:
             excess_blob_gas=0,
             stateful=env.stateful,
             create_check=env.create_check,
+            warp=env.warp,
         )
     return ExecutionContext(
         coinbase=env.coinbase,
@@ -300,10 +304,13 @@ class BlockBuilder:
         if self.fast_transfers and tx.is_plain_transfer and self._has_no_code(tx.to):
             return self._transfer(tx)
         snapshot = self.state.snapshot()
+        warp = self.env.warp
         try:
             computation = self.state.apply_transaction(tx.evm)
         except Exception as exc:  # one transaction that cannot run must never fail the block
             self.state.revert(snapshot)
+            if warp is not None:
+                warp.drop(tx.hash)
             raise InvalidTx(str(exc) or type(exc).__name__) from exc
         gas = int(PragueVM.finalize_gas_used(tx.evm, computation))
         self.gas_used += gas

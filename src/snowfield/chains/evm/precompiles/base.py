@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from snowfield.chains.evm.warp import WarpBlock
 
 # Gas costs of subnet-evm's precompile/contract: a storage slot read or written, a log.
 READ_GAS_PER_SLOT = 5_000
@@ -44,6 +47,8 @@ class PrecompileEnv(Protocol):
     read_only: bool
     timestamp: int
     number: int
+    # The chain's ids and the running transaction's Warp predicates (None: no Warp context).
+    warp: WarpBlock | None
 
     def use_gas(self, amount: int) -> None:
         """Charges gas; raises PrecompileOutOfGas when there is not enough."""

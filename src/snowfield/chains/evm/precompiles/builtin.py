@@ -1,5 +1,4 @@
-"""The custom EVM's built-in precompiles; importing this registers them (the Warp precompile
-registers itself the same way)."""
+"""The custom EVM's built-in precompiles; importing this registers them."""
 
 from __future__ import annotations
 
@@ -9,4 +8,5 @@ from snowfield.chains.evm.precompiles import (  # noqa: F401
     nativeminter,
     rewardmanager,
     txallowlist,
+    warp,
 )

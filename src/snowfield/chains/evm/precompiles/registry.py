@@ -60,6 +60,8 @@ class PrecompileModule:
     contract: StatefulPrecompile
     configure: Callable[[PrecompileConfig, StateWriter, ActivationContext], None]
     verify: Callable[[Mapping[str, Any]], None] = lambda params: None
+    # Fields the config always shows (Go's JSON has no omitempty for them) and their zeros.
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
 
 _MODULES: dict[str, PrecompileModule] = {}
@@ -99,6 +101,7 @@ def parse_config(key: str, body: Any) -> PrecompileConfig:
     params = {k: v for k, v in body.items() if k not in ("blockTimestamp", "disable")}
     if not disable:
         found.verify(params)
+        params = {**found.defaults, **params}
     return PrecompileConfig(key, timestamp, disable, params)
 
 

@@ -11,6 +11,7 @@ from snowfield.chains.evm.model import Header, Receipt, Tx
 if TYPE_CHECKING:
     from snowfield.chains.evm.genesis import ChainConfig
     from snowfield.chains.evm.precompiles.base import StatefulPrecompile
+    from snowfield.chains.evm.warp import WarpConfig
 
 
 class StorageView(Protocol):
@@ -36,6 +37,8 @@ class HeaderFields:
     timestamp: int
     base_fee: int
     mix_hash: bytes = b"\x00" * 32
+    # The block's Warp predicate results, encoded (None: the block verified none).
+    predicate_results: bytes | None = None
 
 
 class EvmRules:
@@ -75,6 +78,14 @@ class EvmRules:
     def precompiles(self, timestamp: int) -> Mapping[bytes, StatefulPrecompile]:
         """The stateful precompiles active at `timestamp`, by address."""
         return {}
+
+    def warp_config(self, timestamp: int) -> WarpConfig | None:
+        """How Warp predicates verify at `timestamp`; None when Warp is not active."""
+        return None
+
+    def predicate_results(self, header: Header) -> bytes:
+        """The encoded predicate results a header carries (b"": none)."""
+        return b""
 
     def create_check(self, timestamp: int) -> Callable[[Any, bytes], str | None] | None:
         """Why a transaction's origin may not create a contract, read on the EVM's state

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from snowfield.chains.evm.fees import MIN_BASE_FEE, next_base_fee
@@ -11,6 +12,8 @@ from snowfield.chains.evm.rules.base import EvmRules, HeaderFields, StorageView
 
 if TYPE_CHECKING:
     from snowfield.chains.evm.genesis import ChainConfig
+    from snowfield.chains.evm.precompiles.base import StatefulPrecompile
+    from snowfield.chains.evm.warp import WarpConfig
 
 _ETH_BLOCKS = (
     "homesteadBlock",
@@ -61,7 +64,10 @@ def _header(fields: HeaderFields) -> Header:
         timestamp=fields.timestamp,
         base_fee=fields.base_fee,
     )
-    return dataclasses.replace(header, mix_hash=fields.mix_hash)
+    # coreth puts the predicate results after its fee window in Extra; the devnet's C-Chain
+    # header has no window, so Extra holds the results alone, and only when there are some.
+    extra = fields.predicate_results or b""
+    return dataclasses.replace(header, mix_hash=fields.mix_hash, extra_data=extra)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -79,6 +85,21 @@ class CChainRules(EvmRules):
 
     def next_base_fee(self, parent: Header, timestamp: int, state: StorageView) -> int:
         return next_base_fee(parent.gas_used, parent.gas_limit, parent.base_fee, self.min_base_fee)
+
+    def precompiles(self, timestamp: int) -> Mapping[bytes, StatefulPrecompile]:
+        """Warp, always on (coreth activates it with Durango)."""
+        from snowfield.chains.evm.precompiles.warp import WARP_CONTRACT
+        from snowfield.chains.evm.warp import WARP_ADDRESS
+
+        return {WARP_ADDRESS: WARP_CONTRACT}
+
+    def warp_config(self, timestamp: int) -> WarpConfig | None:
+        from snowfield.chains.evm.warp import WarpConfig
+
+        return WarpConfig()
+
+    def predicate_results(self, header: Header) -> bytes:
+        return header.extra_data
 
     def chain_config_json(self, config: ChainConfig) -> dict[str, Any]:
         """geth's ChainConfig with the Avalanche upgrade timestamps."""

@@ -21,9 +21,11 @@ from snowfield.chains.evm.precompiles.abi import checksummed
 from snowfield.chains.evm.precompiles.base import StatefulPrecompile
 from snowfield.chains.evm.precompiles.registry import ActivationContext, PrecompileConfig
 from snowfield.chains.evm.rules.base import EvmRules, HeaderFields, StorageView
+from snowfield.formats.warp.predicate import encode_results
 
 if TYPE_CHECKING:
     from snowfield.chains.evm.genesis import ChainConfig
+    from snowfield.chains.evm.warp import WarpConfig
 
 _ETH_BLOCKS = (
     "homesteadBlock",
@@ -75,8 +77,12 @@ class SubnetEvmRules(EvmRules):
     def build_header(self, parent: Header, fields: HeaderFields) -> Header:
         elapsed = max(fields.timestamp - parent.timestamp, 0)
         window = feeconfig.next_window(parent.number, parent.extra_data, parent.gas_used, elapsed)
+        # After Durango the predicate results follow the fee window, even when empty.
+        results = fields.predicate_results or encode_results({})
         return self._header(
-            fields, feeconfig.window_bytes(window), self.block_gas_cost(parent, fields.timestamp)
+            fields,
+            feeconfig.window_bytes(window) + results,
+            self.block_gas_cost(parent, fields.timestamp),
         )
 
     def block_gas_cost(self, parent: Header, timestamp: int, fee: FeeConfig | None = None) -> int:
@@ -173,6 +179,16 @@ class SubnetEvmRules(EvmRules):
     def is_active(self, address: bytes, timestamp: int) -> bool:
         config = self.config_at(address, timestamp)
         return config is not None and not config.disable
+
+    def warp_config(self, timestamp: int) -> WarpConfig | None:
+        from snowfield.chains.evm.precompiles.warp import warp_config
+        from snowfield.chains.evm.warp import WARP_ADDRESS
+
+        config = self.config_at(WARP_ADDRESS, timestamp)
+        return warp_config(config) if config is not None and not config.disable else None
+
+    def predicate_results(self, header: Header) -> bytes:
+        return header.extra_data[feeconfig.WINDOW_SIZE :]
 
     def precompiles(self, timestamp: int) -> Mapping[bytes, StatefulPrecompile]:
         out: dict[bytes, StatefulPrecompile] = {}
