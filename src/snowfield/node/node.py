@@ -9,13 +9,15 @@ from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.clock import NetworkClock
+from snowfield.chains.evm.atomic import AtomicContext, AtomicLedger
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation
 from snowfield.chains.platform.genesis import LocalStaker
 from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
+from snowfield.formats.ids import ID, P_CHAIN_ID
 from snowfield.formats.timefmt import format_rfc3339
-from snowfield.node.evm_host import EvmHosting, host_evm_chain
+from snowfield.node.evm_host import AtomicHosting, EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import InfoService, NodeFacts, info_service
 from snowfield.node.methods.accesslist import access_list_methods
@@ -79,14 +81,30 @@ class Node:
         self._register_node_checks()
         self.storage = storage
         self._funded = funded
+        # Loaded first: every chain's replay reads it (see SharedMemory).
+        self.shared_memory = SharedMemory(storage.shared_memory_journal())
         # avalanchego's names for the C-Chain: /ext/bc/evm/..., /ext/C/..., /ext/evm/...
-        c_chain = self.host_evm(settings.c_chain, self.ids.c_chain, ("evm",), ("C", "evm"))
+        c_chain = self.host_evm(
+            settings.c_chain, self.ids.c_chain, ("evm",), ("C", "evm"), self._c_atomic()
+        )
         self.register(c_chain)
-        self.shared_memory = SharedMemory()
         self.register(
             host_platform_chain(self._platform_hosting(), self.shared_memory, self._id_of)
         )
         self.register(host_x_context(self.ids))
+        self.shared_memory.end_replay()
+
+    def _c_atomic(self) -> AtomicHosting:
+        """The C-Chain's atomic txs, trading with P and X through the shared memory."""
+        ids = self.ids
+        context = AtomicContext(
+            ids.network_id,
+            ID.from_string(ids.c_chain),
+            ID.from_string(ids.avax_asset),
+            frozenset({P_CHAIN_ID, ID.from_string(ids.x_chain)}),
+        )
+        ledger = AtomicLedger(context, self.shared_memory)
+        return AtomicHosting(ledger, ids.network_id, self._id_of)
 
     def _platform_hosting(self) -> PlatformHosting:
         data_dir = self.storage.data_dir
@@ -114,6 +132,7 @@ class Node:
         blockchain_id: str,
         aliases: tuple[str, ...] = (),
         short_forms: tuple[str, ...] = (),
+        atomic: AtomicHosting | None = None,
     ) -> HostedChain:
         """An EVM chain of this network: the dev accounts funded, the node's request limits,
         index rules and admin; `register` it to host it."""
@@ -133,6 +152,7 @@ class Node:
             clock=self.clock,
             aliases=aliases,
             short_forms=short_forms,
+            atomic=atomic,
         )
         return host_evm_chain(
             chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)

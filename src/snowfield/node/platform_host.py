@@ -13,11 +13,14 @@ from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.evm.journal import Journal
 from snowfield.chains.platform.chain import PlatformChain
 from snowfield.chains.platform.genesis import LocalStaker, local_config
+from snowfield.chains.platform.records import Blockchain
 from snowfield.crypto.secp256k1 import public_key_of
-from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
+from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, ShortID
+from snowfield.node.evm_host import EVM_VM
 from snowfield.node.methods.platform import ChainIds, platform_methods
 from snowfield.node.networks import NetworkIds
 from snowfield.node.registry import GorillaService, HostedChain, Vm
+from snowfield.node.x_host import AVM_VM
 from snowfield.rpc.service import ServiceDispatcher
 
 # platformvm's VM id (cb58 of "platformvm" padded to 32 bytes), as info.getVMs lists it.
@@ -100,9 +103,9 @@ def host_platform_chain(
         (),  # the X and C ids come from the network's table, not from genesis CreateChainTxs
         dev_addresses=p_addresses(hosting.funded_keys),
     )
-    runtime = PlatformRuntime(
-        PlatformChain.from_genesis(config, shared_memory), hosting.journal, hosting.clock
-    )
+    chain = PlatformChain.from_genesis(config, shared_memory)
+    _add_network_chains(chain, ids)
+    runtime = PlatformRuntime(chain, hosting.journal, hosting.clock)
     service = ServiceDispatcher(platform_methods(runtime, ids.network_id, chain_ids))
     return HostedChain(
         alias="P",
@@ -115,6 +118,19 @@ def host_platform_chain(
         aliases=("platform",),
         short_forms=("P", "platform"),
     )
+
+
+def _add_network_chains(chain: PlatformChain, ids: NetworkIds) -> None:
+    """X and C as primary-network chains of the state under the network's known ids, so that
+    atomic txs to and from them verify (until the genesis creates them with CreateChainTxs)."""
+    for name, blockchain_id, vm in (
+        ("C-Chain", ids.c_chain, EVM_VM),
+        ("X-Chain", ids.x_chain, AVM_VM),
+    ):
+        key = ID.from_string(blockchain_id)
+        chain.state.blockchains.setdefault(
+            key, Blockchain(key, name, PRIMARY_NETWORK_ID, ID.from_string(vm.id), (), b"")
+        )
 
 
 def _health(runtime: PlatformRuntime) -> dict[str, Any]:

@@ -1,0 +1,171 @@
+"""@avalabs/avalanchejs 5.2 moves AVAX P→C and C→P through the devnet: a P ExportTx, the C
+ImportTx built from avax.getUTXOs and eth_baseFee, a C ExportTx with the account's nonce, and
+the P ImportTx; balances move by exactly the amounts and fees the client computed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from snowfield.chains.evm.atomic_fees import X2C_RATE, gas_used
+from snowfield.crypto.hashing import keccak
+from snowfield.crypto.keys import EWOQ_KEY
+from snowfield.formats.atomic.extdata import decode_batch
+from snowfield.formats.atomic.txs import AtomicTx, ExportTx, ImportTx
+from snowfield.formats.hexcheck import decode_hex
+from snowfield.formats.ids import ID
+from snowfield.formats.rlp import encode_bytes
+from snowfield.testing import RunningNode, run_node_script, serve_devnet
+from tests.node.test_node_apis import service
+
+EWOQ_ETH = "0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc"
+TO_C = 50_000_000_000  # 50 AVAX exported P→C (nAVAX)
+TO_P = 20_000_000_000  # 20 AVAX exported C→P
+
+# The flows, as avalanchejs users write them (run by `run_node_script`).
+SCRIPT = (Path(__file__).parent / "c_atomic_flows.mjs").read_text()
+
+
+def run_flows(base: str) -> dict[str, Any]:
+    args = ("0x" + EWOQ_KEY.hex(), str(TO_C), str(TO_P))
+    out = run_node_script(SCRIPT, base, *args, packages=("@avalabs/avalanchejs",))
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+@pytest.fixture(scope="module")
+def moved(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningNode, dict[str, Any]]]:
+    data_dir = tmp_path_factory.mktemp("catomic")
+    with serve_devnet(data_dir=data_dir) as node:
+        yield node, run_flows(node.base)
+
+
+def test_p_to_c_import_credits_exactly_the_imported_amount(
+    moved: tuple[RunningNode, dict[str, Any]],
+) -> None:
+    _, out = moved
+    assert out["pExport"]["committed"] is True
+    imp = out["cImport"]
+    assert imp["utxos"] == 1 and imp["status"]["status"] == "Accepted"
+    data = decode_hex(imp["hex"])
+    tx = AtomicTx.decode(data)
+    assert tx.encode() == data  # byte-exact both ways against avalanchejs
+    assert str(tx.id) == imp["txID"]
+    unsigned = tx.unsigned
+    assert isinstance(unsigned, ImportTx)
+    credited = sum(o.amount for o in unsigned.outs)
+    assert int(imp["grew"]) == credited * X2C_RATE
+    fee = TO_C - credited  # what the client burned: its gas * base fee
+    assert fee == gas_used(tx) * int(imp["baseFee"]) // X2C_RATE > 0
+    assert imp["fetched"] == imp["hex"]
+    assert imp["height"] == imp["status"]["blockHeight"]
+
+
+def test_the_block_carries_the_atomic_tx_in_its_extra_data(
+    moved: tuple[RunningNode, dict[str, Any]],
+) -> None:
+    node, out = moved
+    rpc = node.base + "/ext/bc/C/rpc"
+    height = int(out["cImport"]["height"])
+    block = _eth(rpc, "eth_getBlockByNumber", [hex(height), False])
+    extra = bytes.fromhex(block["blockExtraData"][2:])
+    assert [str(t.id) for t in decode_batch(extra)] == [out["cImport"]["txID"]]
+    assert block["extDataHash"] == "0x" + keccak(encode_bytes(extra)).hex()
+    assert int(block["extDataGasUsed"], 16) > 10_000
+
+
+def test_c_to_p_export_debits_bumps_nonce_and_p_imports(
+    moved: tuple[RunningNode, dict[str, Any]],
+) -> None:
+    _, out = moved
+    exp = out["cExport"]
+    assert exp["status"]["status"] == "Accepted"
+    tx = AtomicTx.decode(decode_hex(exp["hex"]))
+    unsigned = tx.unsigned
+    assert isinstance(unsigned, ExportTx)
+    (debit,) = unsigned.ins
+    assert int(exp["shrank"]) == debit.amount * X2C_RATE
+    assert debit.amount - TO_P == gas_used(tx) * int(exp["baseFee"]) // X2C_RATE > 0
+    assert int(exp["nonceAfter"]) == int(exp["nonce"]) + 1
+    assert "already known" in exp["again"]
+    imp = out["pImport"]
+    assert imp["utxos"] == 1 and imp["committed"] is True and imp["left"] == 0
+    assert 0 < TO_P - int(imp["grew"]) < 1_000_000  # the P import's fee
+
+
+def test_native_namespace_and_errors(moved: tuple[RunningNode, dict[str, Any]]) -> None:
+    node, out = moved
+    native = node.base + "/ext/bc/C/native"
+    avax = node.base + "/ext/bc/C/avax"
+    tx_id = out["cImport"]["txID"]
+    status = _ok(native, "native.getAtomicTxStatus", {"txID": tx_id})
+    assert status == {"status": "Accepted", "blockHeight": int(out["cImport"]["height"])}
+    got = _ok(native, "native.getAtomicTx", {"txID": tx_id, "encoding": "hex"})
+    assert got["tx"] == out["cImport"]["hex"] and got["blockHeight"] == status["blockHeight"]
+    page = _ok(native, "native.getUTXOs", {"addresses": [_ewoq_c()], "sourceChain": "P"})
+    assert page["numFetched"] == 0 and page["utxos"] == []
+    unknown = str(ID(bytes(32)))
+    assert _ok(avax, "avax.getAtomicTxStatus", {"txID": unknown}) == {"status": "Unknown"}
+    for method, params, text in [
+        ("avax.getAtomicTx", {"txID": unknown}, f"could not find tx {unknown}"),
+        ("avax.getAtomicTxStatus", {"txID": ""}, "nil transaction ID"),
+        ("avax.getUTXOs", {"addresses": [_ewoq_c()]}, "no source chain provided"),
+        ("avax.getUTXOs", {"sourceChain": "P"}, "no addresses provided"),
+        ("avax.issueTx", {"tx": "0x00"}, "problem decoding transaction"),
+        ("avax.issueTx", {"tx": out["cImport"]["hex"]}, "already known"),
+        (
+            "avax.getUTXOs",
+            {"addresses": [_ewoq_c()], "sourceChain": "P", "encoding": "json"},
+            "unsupported encoding in method",
+        ),
+    ]:
+        reply = service(avax, method, params)
+        assert reply["error"]["code"] == -32000, reply
+        assert text in reply["error"]["message"], reply
+
+
+def test_a_restart_keeps_the_atomic_txs_and_shared_memory(
+    moved: tuple[RunningNode, dict[str, Any]],
+) -> None:
+    node, out = moved
+    data_dir = node.node.work_dir
+    assert isinstance(data_dir, Path)
+    # A second node on the same data directory (the first is still serving: a copy).
+    copy = data_dir.parent / "catomic-copy"
+    shutil.copytree(data_dir, copy)
+    with serve_devnet(data_dir=copy) as second:
+        avax = second.base + "/ext/bc/C/avax"
+        for key in ("cImport", "cExport"):
+            status = _ok(avax, "avax.getAtomicTxStatus", {"txID": out[key]["txID"]})
+            assert status == {
+                "status": "Accepted",
+                "blockHeight": out[key]["status"]["blockHeight"],
+            }
+        # The imported UTXOs stay consumed: importing again is refused.
+        reply = service(avax, "avax.issueTx", {"tx": out["cImport"]["hex"]})
+        assert "already known" in reply["error"]["message"]
+        p = second.base + "/ext/bc/P"
+        assert _ok(p, "platform.getTxStatus", {"txID": out["pImport"]["txID"]})["status"] == (
+            "Committed"
+        )
+
+
+def _ewoq_c() -> str:
+    return "C-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
+
+
+def _ok(url: str, method: str, params: dict[str, Any]) -> Any:
+    reply = service(url, method, params)
+    assert "error" not in reply, reply
+    return reply["result"]
+
+
+def _eth(url: str, method: str, params: list[Any]) -> Any:
+    reply = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    return reply.json()["result"]
