@@ -169,3 +169,28 @@ def _ok(url: str, method: str, params: dict[str, Any]) -> Any:
 def _eth(url: str, method: str, params: list[Any]) -> Any:
     reply = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
     return reply.json()["result"]
+
+
+SDK_SCRIPT = (Path(__file__).parent / "c_atomic_sdk_flows.mjs").read_text()
+
+
+def test_avalanche_sdk_moves_p_to_c_and_back_posing_as_fuji() -> None:
+    """@avalanche-sdk/client's cross-chain builders need network id 5 (they hard-code Fuji's
+    and mainnet's chain ids): its prepare*Txn, sendXPTransaction and waitForTxn end to end."""
+    with serve_devnet(network_id=5) as node:
+        args = ("0x" + EWOQ_KEY.hex(), str(TO_C), str(TO_P))
+        packages = ("@avalanche-sdk/client", "@avalabs/avalanchejs")
+        out = json.loads(run_node_script(SDK_SCRIPT, node.base, *args, packages=packages))
+        imported = AtomicTx.decode(decode_hex(out["cImportTx"]["tx"]))
+        assert str(imported.id) == out["cImport"]
+        assert isinstance(imported.unsigned, ImportTx)
+        (credit,) = imported.unsigned.outs
+        assert int(out["grew"]) == credit.amount * X2C_RATE
+        assert TO_C - credit.amount > 0  # the fee, in AVAX, as the SDK computed it
+        exported = AtomicTx.decode(decode_hex(out["cExportTx"]["tx"]))
+        assert isinstance(exported.unsigned, ExportTx)
+        (debit,) = exported.unsigned.ins
+        assert int(out["shrank"]) == debit.amount * X2C_RATE and debit.amount > TO_P
+        assert out["status"]["status"] == "Accepted"
+        p = node.base + "/ext/bc/P"
+        assert _ok(p, "platform.getTxStatus", {"txID": out["pImport"]})["status"] == "Committed"
