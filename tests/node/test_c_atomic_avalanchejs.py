@@ -5,7 +5,6 @@ the P ImportTx; balances move by exactly the amounts and fees the client compute
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from snowfield.formats.atomic.txs import AtomicTx, ExportTx, ImportTx
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ID
 from snowfield.formats.rlp import encode_bytes
-from snowfield.testing import RunningNode, run_node_script, serve_devnet
+from snowfield.testing import DevnetProcess, free_port, run_node_script, serve_devnet
 from tests.node.test_node_apis import service
 
 EWOQ_ETH = "0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc"
@@ -40,14 +39,20 @@ def run_flows(base: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def moved(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningNode, dict[str, Any]]]:
-    data_dir = tmp_path_factory.mktemp("catomic")
-    with serve_devnet(data_dir=data_dir) as node:
+def moved(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[DevnetProcess, dict[str, Any]]]:
+    """`snowfield devnet` as a process (so a test can kill -9 it), after the flows ran."""
+    node = DevnetProcess(tmp_path_factory.mktemp("catomic") / "data", free_port())
+    node.start()
+    try:
         yield node, run_flows(node.base)
+    finally:
+        node.stop()
 
 
 def test_p_to_c_import_credits_exactly_the_imported_amount(
-    moved: tuple[RunningNode, dict[str, Any]],
+    moved: tuple[DevnetProcess, dict[str, Any]],
 ) -> None:
     _, out = moved
     assert out["pExport"]["committed"] is True
@@ -68,7 +73,7 @@ def test_p_to_c_import_credits_exactly_the_imported_amount(
 
 
 def test_the_block_carries_the_atomic_tx_in_its_extra_data(
-    moved: tuple[RunningNode, dict[str, Any]],
+    moved: tuple[DevnetProcess, dict[str, Any]],
 ) -> None:
     node, out = moved
     rpc = node.base + "/ext/bc/C/rpc"
@@ -81,7 +86,7 @@ def test_the_block_carries_the_atomic_tx_in_its_extra_data(
 
 
 def test_c_to_p_export_debits_bumps_nonce_and_p_imports(
-    moved: tuple[RunningNode, dict[str, Any]],
+    moved: tuple[DevnetProcess, dict[str, Any]],
 ) -> None:
     _, out = moved
     exp = out["cExport"]
@@ -99,7 +104,7 @@ def test_c_to_p_export_debits_bumps_nonce_and_p_imports(
     assert 0 < TO_P - int(imp["grew"]) < 1_000_000  # the P import's fee
 
 
-def test_native_namespace_and_errors(moved: tuple[RunningNode, dict[str, Any]]) -> None:
+def test_native_namespace_and_errors(moved: tuple[DevnetProcess, dict[str, Any]]) -> None:
     node, out = moved
     native = node.base + "/ext/bc/C/native"
     avax = node.base + "/ext/bc/C/avax"
@@ -130,30 +135,32 @@ def test_native_namespace_and_errors(moved: tuple[RunningNode, dict[str, Any]]) 
         assert text in reply["error"]["message"], reply
 
 
-def test_a_restart_keeps_the_atomic_txs_and_shared_memory(
-    moved: tuple[RunningNode, dict[str, Any]],
+def test_kill_9_keeps_the_atomic_txs_and_shared_memory(
+    moved: tuple[DevnetProcess, dict[str, Any]],
 ) -> None:
     node, out = moved
-    data_dir = node.node.work_dir
-    assert isinstance(data_dir, Path)
-    # A second node on the same data directory (the first is still serving: a copy).
-    copy = data_dir.parent / "catomic-copy"
-    shutil.copytree(data_dir, copy)
-    with serve_devnet(data_dir=copy) as second:
-        avax = second.base + "/ext/bc/C/avax"
-        for key in ("cImport", "cExport"):
-            status = _ok(avax, "avax.getAtomicTxStatus", {"txID": out[key]["txID"]})
-            assert status == {
-                "status": "Accepted",
-                "blockHeight": out[key]["status"]["blockHeight"],
-            }
-        # The imported UTXOs stay consumed: importing again is refused.
-        reply = service(avax, "avax.issueTx", {"tx": out["cImport"]["hex"]})
-        assert "already known" in reply["error"]["message"]
-        p = second.base + "/ext/bc/P"
-        assert _ok(p, "platform.getTxStatus", {"txID": out["pImport"]["txID"]})["status"] == (
-            "Committed"
-        )
+    rpc = node.base + "/ext/bc/C/rpc"
+    balance = _eth(rpc, "eth_getBalance", [EWOQ_ETH, "latest"])
+    node.kill9()
+    node.start()
+    avax = node.base + "/ext/bc/C/avax"
+    for key in ("cImport", "cExport"):
+        status = _ok(avax, "avax.getAtomicTxStatus", {"txID": out[key]["txID"]})
+        assert status == {"status": "Accepted", "blockHeight": out[key]["status"]["blockHeight"]}
+    assert _eth(rpc, "eth_getBalance", [EWOQ_ETH, "latest"]) == balance
+    # The imported UTXO stays consumed, the exported one imported on P stays gone.
+    page = _ok(avax, "avax.getUTXOs", {"addresses": [_ewoq_c()], "sourceChain": "P"})
+    assert page["numFetched"] == "0"
+    p = node.base + "/ext/bc/P"
+    assert _ok(p, "platform.getTxStatus", {"txID": out["pImport"]["txID"]}) == {
+        "status": "Committed"
+    }
+    left = _ok(p, "platform.getUTXOs", {"addresses": [_ewoq_p()], "sourceChain": "C"})
+    assert left["numFetched"] == "0"
+
+
+def _ewoq_p() -> str:
+    return "P-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 
 
 def _ewoq_c() -> str:
