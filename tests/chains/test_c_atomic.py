@@ -8,7 +8,7 @@ import hashlib
 import pytest
 
 from snowfield.chains.atomic import AtomicElement, AtomicRequests, SharedMemory
-from snowfield.chains.evm.atomic import AtomicContext, AtomicLedger
+from snowfield.chains.evm.atomic import ATOMIC_GAS_LIMIT, AtomicContext, AtomicLedger
 from snowfield.chains.evm.atomic_fees import X2C_RATE, gas_used, required_fee
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
@@ -169,3 +169,17 @@ def test_shared_memory_journal_survives_reload() -> None:
     with pytest.raises(InvalidParams, match="not found"):
         reloaded.get(C, P_CHAIN_ID, [utxo.id.raw])
     assert len(reloaded.indexed(C, P_CHAIN_ID, [OWNER.raw])) == 1
+
+
+def test_a_block_holds_at_most_the_atomic_gas_limit(memory: SharedMemory) -> None:
+    chain = make_chain(memory, MemoryJournal())
+    txs = [import_of(exported_by_p(memory, 10 + i, 3_000_000), 2_000_000) for i in range(12)]
+    for tx in txs:
+        chain.issue_atomic(tx.encode())
+    first, second = chain.mine(), chain.mine()
+    assert first is not None and second is not None
+    batches = [decode_batch(first.ext_data), decode_batch(second.ext_data)]
+    assert [t for batch in batches for t in batch] == txs  # issue order, each once
+    assert first.header.ext_data_gas_used <= ATOMIC_GAS_LIMIT
+    assert first.header.ext_data_gas_used + gas_used(txs[len(batches[0])]) > ATOMIC_GAS_LIMIT
+    assert chain.mine() is None  # nothing left

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from snowfield.node.runtime import EvmRuntime
 
 MAX_UTXOS = 1024
+MAX_BLOCKS_PER_ISSUE = 64
 ChainIds = Callable[[str], str | None]  # a chain alias or id → its blockchain id (cb58)
 Number = Callable[[int], Any]  # how a u64 leaves: str (avalanchego's json.Uint64) or int
 
@@ -100,9 +101,15 @@ class AtomicService:
         except InvalidParams as exc:
             raise InvalidParams(f"problem decoding transaction: {exc}") from None
         runtime = self.runtime
-        tx_id = await runtime.write(runtime.chain.issue_atomic, data)
-        if runtime.automine:
-            await runtime.write(runtime.chain.mine)
+        chain = runtime.chain
+        tx_id = await runtime.write(chain.issue_atomic, data)
+        # In automine, blocks until the pool is empty: a block holds at most the atomic gas
+        # limit's worth (bounded: each block takes at least one tx, or drops it).
+        for _ in range(MAX_BLOCKS_PER_ISSUE):
+            if not runtime.automine or not self.ledger.has_pending():
+                break
+            if await runtime.write(chain.mine) is None:
+                break
         return {"txID": str(tx_id)}
 
     def _tx_id(self, params: Params) -> ID:
