@@ -183,3 +183,16 @@ def test_a_block_holds_at_most_the_atomic_gas_limit(memory: SharedMemory) -> Non
     assert first.header.ext_data_gas_used <= ATOMIC_GAS_LIMIT
     assert first.header.ext_data_gas_used + gas_used(txs[len(batches[0])]) > ATOMIC_GAS_LIMIT
     assert chain.mine() is None  # nothing left
+
+
+def test_a_rewind_past_atomic_txs_is_refused(memory: SharedMemory) -> None:
+    chain = make_chain(memory, MemoryJournal())
+    chain.mine(allow_empty=True)
+    chain.issue_atomic(import_of(exported_by_p(memory, 40, 3_000_000), 2_000_000).encode())
+    chain.mine()
+    with pytest.raises(InvalidParams, match="later blocks hold atomic transactions"):
+        chain.rewind(1)
+    assert chain.head.number == 2
+    chain.mine(allow_empty=True)
+    chain.rewind(2)  # past plain blocks only
+    assert chain.head.number == 2

@@ -552,6 +552,12 @@ class EvmChain:
         """Cuts the chain back to block `height`, with head state `root` (default: that
         block's); journaled, so a restart does not bring the cut blocks back."""
         with self._mining, self._write:
+            if any(block.ext_data for block in self.blocks[height + 1 :]):
+                # Their UTXOs moved in the network's shared memory, which other chains have
+                # seen (and may have spent): the EVM state alone cannot go back.
+                raise InvalidParams(
+                    f"cannot rewind to block {height}: later blocks hold atomic transactions"
+                )
             root = root if root is not None else self.blocks[height].header.state_root
             self.journal.append(records.encode_rewind(records.Rewind(height, root)))
             cut = tuple(self.blocks[height + 1 :])
