@@ -186,15 +186,38 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
     while not server.started:
         await asyncio.sleep(0.05)
     url = f"http://{settings.host}:{settings.port}/ext/bc/C/rpc"
-    async with RpcClient(url) as client:
-        await run_demo(
-            client,
-            [k.private_key for k in node.dev_keys],
+    # Atomic C→P exports beside the EVM traffic, from a key the EVM demo does not use.
+    atomic = _atomic_demo(f"http://{settings.host}:{settings.port}", node.dev_keys[-1].private_key)
+    atomic_task = asyncio.create_task(atomic)
+    try:
+        async with RpcClient(url) as client:
+            await run_demo(
+                client,
+                [k.private_key for k in node.dev_keys],
+                rounds=None,
+                interval=2.0,
+                stop=None,
+                log=lambda line: log.info("demo: %s", line),
+            )
+    finally:
+        atomic_task.cancel()
+
+
+async def _atomic_demo(base: str, secret: bytes) -> None:
+    from snowfield.errors import SnowfieldError
+    from snowfield.workload.atomic_demo import run_atomic_demo
+
+    try:
+        await run_atomic_demo(
+            base,
+            secret,
             rounds=None,
-            interval=2.0,
+            interval=5.0,
             stop=None,
             log=lambda line: log.info("demo: %s", line),
         )
+    except (SnowfieldError, OSError) as exc:
+        log.warning("demo: the C-Chain atomic demo stopped: %s", exc)
 
 
 def _tune_gc() -> None:
