@@ -196,3 +196,17 @@ def test_a_rewind_past_atomic_txs_is_refused(memory: SharedMemory) -> None:
     chain.mine(allow_empty=True)
     chain.rewind(2)  # past plain blocks only
     assert chain.head.number == 2
+
+
+def test_a_tx_over_the_atomic_gas_limit_is_refused(memory: SharedMemory) -> None:
+    chain = make_chain(memory, MemoryJournal())
+    utxos = [exported_by_p(memory, 100 + i, 1_000_000) for i in range(95)]
+    spends = tuple(
+        TransferableInput(u.utxo_id, AVAX, TransferInput(1_000_000, (0,)))
+        for u in sorted(utxos, key=lambda u: u.utxo_id.tx_id.raw)
+    )
+    unsigned = ImportTx(NETWORK, C, P_CHAIN_ID, spends, (EVMOutput(ETH, 90_000_000, AVAX),))
+    tx = sign(unsigned, len(spends))
+    assert gas_used(tx) > ATOMIC_GAS_LIMIT
+    with pytest.raises(InvalidParams, match="exceeds the block's atomic gas limit"):
+        chain.issue_atomic(tx.encode())

@@ -96,6 +96,10 @@ class AtomicLedger:
             raise Conflict(f"tx {tx_id} already known")
         if len(self._pool) >= MAX_POOL:
             raise Conflict("atomic mempool is full")
+        gas = gas_used(tx)
+        if gas > ATOMIC_GAS_LIMIT:
+            # It could never be built into a block; this also bounds the signatures to check.
+            raise InvalidParams(f"tx gas {gas} exceeds the block's atomic gas limit")
         effect = self.verify(tx, account, base_fee, now)
         for other_id, (_, spends) in self._pool.items():
             if spends & effect.spends:
