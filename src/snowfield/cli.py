@@ -186,9 +186,12 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
     while not server.started:
         await asyncio.sleep(0.05)
     url = f"http://{settings.host}:{settings.port}/ext/bc/C/rpc"
-    # Atomic C→P exports beside the EVM traffic, from a key the EVM demo does not use.
-    atomic = _atomic_demo(f"http://{settings.host}:{settings.port}", node.dev_keys[-1].private_key)
-    atomic_task = asyncio.create_task(atomic)
+    # Atomic C→P exports beside the EVM traffic, from a key the EVM demo (keys 0-2) does not
+    # use: a shared key's nonce would break the EVM demo's local nonce count.
+    base = f"http://{settings.host}:{settings.port}"
+    atomic_task = None
+    if len(node.dev_keys) > 3:
+        atomic_task = asyncio.create_task(_atomic_demo(base, node.dev_keys[-1].private_key))
     try:
         async with RpcClient(url) as client:
             await run_demo(
@@ -200,7 +203,8 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
                 log=lambda line: log.info("demo: %s", line),
             )
     finally:
-        atomic_task.cancel()
+        if atomic_task is not None:
+            atomic_task.cancel()
 
 
 async def _atomic_demo(base: str, secret: bytes) -> None:
