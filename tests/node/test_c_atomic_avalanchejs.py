@@ -12,13 +12,17 @@ from typing import Any
 import httpx
 import pytest
 
+from snowfield.chains.atomic import AtomicElement, AtomicRequests
 from snowfield.chains.evm.atomic_fees import X2C_RATE, gas_used
 from snowfield.crypto.hashing import keccak
 from snowfield.crypto.keys import EWOQ_KEY
+from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.atomic.extdata import decode_batch
 from snowfield.formats.atomic.txs import AtomicTx, ExportTx, ImportTx
-from snowfield.formats.hexcheck import decode_hex
-from snowfield.formats.ids import ID
+from snowfield.formats.hexcheck import decode_hex, encode_hex
+from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
+from snowfield.formats.platform.components import UTXO, UTXOID
+from snowfield.formats.platform.secp256k1fx import OutputOwners, TransferOutput
 from snowfield.formats.rlp import encode_bytes
 from snowfield.testing import DevnetProcess, free_port, run_node_script, serve_devnet
 from tests.node.test_node_apis import service
@@ -201,3 +205,37 @@ def test_avalanche_sdk_moves_p_to_c_and_back_posing_as_fuji() -> None:
         assert out["status"]["status"] == "Accepted"
         p = node.base + "/ext/bc/P"
         assert _ok(p, "platform.getTxStatus", {"txID": out["pImport"]})["status"] == "Committed"
+
+
+def test_get_utxos_pages_through_end_index() -> None:
+    """Five UTXOs P exported to C, fetched two at a time by following `endIndex`."""
+    with serve_devnet() as running:
+        node = running.node
+        c_chain = ID.from_string(node.ids.c_chain)
+        owner = ShortID.from_public_key(public_key_of(EWOQ_KEY))
+        owners = OutputOwners(0, 1, (owner,))
+        expected = set()
+        for i in range(5):
+            utxo = UTXO(
+                UTXOID(ID(bytes([i + 1]) * 32), 0),
+                ID.from_string(node.ids.avax_asset),
+                TransferOutput(1_000 + i, owners),
+            )
+            element = AtomicElement(utxo.id.raw, utxo.encode(), (owner.raw,))
+            node.shared_memory.apply(P_CHAIN_ID, {c_chain: AtomicRequests(put=(element,))})
+            expected.add(encode_hex(utxo.encode()))
+        avax = running.base + "/ext/bc/C/avax"
+        params: dict[str, Any] = {
+            "addresses": [_ewoq_c()],
+            "sourceChain": str(P_CHAIN_ID),
+            "limit": 2,
+        }
+        seen: list[str] = []
+        for _ in range(4):
+            page = _ok(avax, "avax.getUTXOs", params)
+            seen += page["utxos"]
+            if page["numFetched"] == "0":
+                break
+            assert page["endIndex"]["address"] == _ewoq_c()
+            params["startIndex"] = page["endIndex"]
+        assert len(seen) == 5 and set(seen) == expected
