@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 
+from snowfield.config import NetworkSettings
+from snowfield.crypto.keys import derive_keys
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_address
 from snowfield.formats.ids import ShortID
@@ -62,6 +64,25 @@ def _indexed_transactions(api: int, chain: str, address: str = DEV) -> list[obje
         if found or time.monotonic() > deadline:
             return found
         time.sleep(0.5)
+
+
+def _atomic_exports(port: int) -> int:
+    """UTXOs the atomic demo's account (the last dev key) exported from C to P."""
+    secret = derive_keys(NetworkSettings().mnemonic, NetworkSettings().accounts)[-1].private_key
+    owner = ShortID.from_public_key(public_key_of(secret))
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "platform.getUTXOs",
+        "params": {"addresses": [format_address("P", "local", owner.raw)], "sourceChain": "C"},
+    }
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        reply = httpx.post(f"http://127.0.0.1:{port}/ext/bc/P", json=body, timeout=5).json()
+        if int(reply["result"]["numFetched"]):
+            return int(reply["result"]["numFetched"])
+        time.sleep(0.5)
+    return 0
 
 
 def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
@@ -156,6 +177,7 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         config = httpx.get(f"http://127.0.0.1:{api}/explorer/config.json", timeout=5).json()
         assert config["rpc"].endswith(f"{node}/ext/bc/C/rpc")
         assert config["metricsApi"] == f"http://127.0.0.1:{metrics}"
+        assert _atomic_exports(node) > 0  # the C-Chain atomic demo's C→P exports
     finally:
         proc.send_signal(signal.SIGINT)
         out = proc.communicate(timeout=60)[0].decode(errors="replace")

@@ -236,9 +236,35 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
         except (SnowfieldError, RuntimeError, OSError) as exc:
             log.warning("demo %s stopped: %s", label, exc)
 
-    async with asyncio.TaskGroup() as group:
-        for label in labels:
-            group.create_task(one(label))
+    # Atomic C→P exports beside the EVM traffic, from a key the EVM demo (keys 0-2) does not
+    # use: a shared key's nonce would break the EVM demo's local nonce count.
+    atomic_task = None
+    if len(node.dev_keys) > 3:
+        atomic_task = asyncio.create_task(_atomic_demo(base, node.dev_keys[-1].private_key))
+    try:
+        async with asyncio.TaskGroup() as group:
+            for label in labels:
+                group.create_task(one(label))
+    finally:
+        if atomic_task is not None:
+            atomic_task.cancel()
+
+
+async def _atomic_demo(base: str, secret: bytes) -> None:
+    from snowfield.errors import SnowfieldError
+    from snowfield.workload.atomic_demo import run_atomic_demo
+
+    try:
+        await run_atomic_demo(
+            base,
+            secret,
+            rounds=None,
+            interval=5.0,
+            stop=None,
+            log=lambda line: log.info("demo: %s", line),
+        )
+    except (SnowfieldError, OSError) as exc:
+        log.warning("demo: the C-Chain atomic demo stopped: %s", exc)
 
 
 def _tune_gc() -> None:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snowfield.errors import InvalidParams
 from snowfield.formats.atomic.extdata import decode_batch, encode_batch
 from snowfield.formats.atomic.txs import AtomicTx, EVMInput, EVMOutput, ExportTx, ImportTx
+from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ID, ShortID
 from snowfield.formats.platform.components import UTXOID, TransferableInput, TransferableOutput
 from snowfield.formats.platform.secp256k1fx import (
@@ -96,3 +102,46 @@ def test_structural_rules() -> None:
     locked = TransferableOutput(AVAX, LockOut(5, TransferOutput(1, OutputOwners(0, 1, (OWNER,)))))
     with pytest.raises(InvalidParams, match="unknown atomic type id 22"):
         ExportTx(1, C, P, (), (locked,))
+
+
+VECTORS = json.loads(
+    (Path(__file__).parent / "vectors" / "avalanchejs" / "c_atomic_txs.json").read_text()
+)["txs"]
+SEEDS = [decode_hex(v["hex"]) for v in VECTORS]
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["kind"] for v in VECTORS])
+def test_client_built_txs_round_trip_byte_exact(vector: dict[str, str]) -> None:
+    data = decode_hex(vector["hex"])
+    tx = AtomicTx.decode(data)
+    assert AtomicTx(tx.unsigned, tx.credentials).encode() == data  # re-encoded from fields
+    assert str(tx.id) == vector["id"]
+    kind = ImportTx if vector["kind"] == "import" else ExportTx
+    assert isinstance(tx.unsigned, kind) and tx.unsigned.network_id == 5
+    batch = encode_batch((tx,))
+    assert decode_batch(batch)[0].id == tx.id
+
+
+def _fuzz_decoders(data: bytes) -> None:
+    for decode in (AtomicTx.decode, decode_batch):
+        with contextlib.suppress(InvalidParams):
+            decode(data)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=300).map(lambda body: b"\x00\x00" + body))
+def test_arbitrary_bytes_fail_with_invalid_params_only(data: bytes) -> None:
+    _fuzz_decoders(data)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(SEEDS), st.data())
+def test_corrupted_client_txs_fail_with_invalid_params_only(
+    seed: bytes, data: st.DataObject
+) -> None:
+    raw = bytearray(seed)
+    for _ in range(data.draw(st.integers(1, 4))):
+        raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(raw)))
+    _fuzz_decoders(bytes(raw))
+    _fuzz_decoders(bytes(raw[:cut]))

@@ -43,3 +43,9 @@ def recover_public_key(digest: bytes, signature: bytes) -> bytes:
 def public_key_of(secret: bytes) -> bytes:
     """The 33-byte compressed public key of a 32-byte secret (P/X-Chain addresses hash it)."""
     return bytes(PrivateKey(secret).public_key.format(compressed=True))
+
+
+def eth_address_of(compressed_public_key: bytes) -> bytes:
+    """The EVM address of a 33-byte compressed public key: keccak(uncompressed key)[12:]."""
+    public = PublicKey(compressed_public_key)
+    return keccak(public.format(compressed=False)[1:])[12:]

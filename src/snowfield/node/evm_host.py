@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snowfield.chains.clock import NetworkClock
+from snowfield.chains.evm.atomic import AtomicLedger
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
@@ -17,6 +18,7 @@ from snowfield.config import EvmChainSettings
 from snowfield.node.block_ids import BlockIds
 from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.admin import Admin
+from snowfield.node.methods.atomic import ChainIds, atomic_methods
 from snowfield.node.registry import EvmRpc, EvmWebSocket, GorillaService, HostedChain, Vm
 from snowfield.node.runtime import EvmRuntime
 from snowfield.node.storage import NodeStorage
@@ -27,6 +29,16 @@ from snowfield.rpc.service import ServiceDispatcher
 EVM_VM = Vm("mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6", "evm")
 # The custom EVM's (subnet-evm's) VM id: a CreateChainTx naming it starts an EVM chain here.
 CUSTOM_EVM_VM = Vm("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy", "subnet-evm")
+
+
+@dataclass(frozen=True, slots=True)
+class AtomicHosting:
+    """The C-Chain's atomic txs: its ledger (over the network's shared memory) and what its
+    avax.* / native.* services resolve names with."""
+
+    ledger: AtomicLedger
+    network_id: int
+    chain_ids: ChainIds
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +61,7 @@ class EvmHosting:
     # The chain's config from its genesis (rule set, base fee floor); None: the C-Chain's.
     genesis: ChainConfig | None = None
     snow: SnowContext | None = None  # the chain's Warp identity and validators
+    atomic: AtomicHosting | None = None
 
 
 def host_evm_chain(
@@ -77,6 +90,7 @@ def host_evm_chain(
         genesis_time=settings.genesis_timestamp,
         call_limits=hosting.call_limits,
         snow=hosting.snow,
+        atomic=hosting.atomic.ledger if hosting.atomic else None,
     )
     runtime = EvmRuntime(chain, blockchain_id=hosting.blockchain_id, block_time=settings.block_time)
     rpc = Dispatcher(methods(runtime), hosting.limits)
@@ -98,12 +112,31 @@ def host_evm_chain(
             "rpc": EvmRpc(rpc),
             "ws": EvmWebSocket(rpc, runtime.hub),
             "admin": GorillaService(admin),
+            **_atomic_services(hosting, runtime, label),
         },
         health=lambda: evm_health(runtime.ids),
         indexes=indexes,
         aliases=hosting.aliases,
         short_forms=hosting.short_forms,
     )
+
+
+def _atomic_services(
+    hosting: EvmHosting, runtime: EvmRuntime, label: str
+) -> dict[str, GorillaService]:
+    """avax.* at /avax (avalanchego's) and native.* at /native (the spec's), on the C-Chain."""
+    atomic = hosting.atomic
+    if atomic is None:
+        return {}
+    names = (label, *hosting.aliases, hosting.blockchain_id)
+    return {
+        namespace: GorillaService(
+            ServiceDispatcher(
+                atomic_methods(namespace, runtime, atomic.network_id, atomic.chain_ids, names)
+            )
+        )
+        for namespace in ("avax", "native")
+    }
 
 
 def evm_health(ids: BlockIds) -> dict[str, Any]:

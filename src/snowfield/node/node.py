@@ -13,6 +13,7 @@ from typing import Any
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.customgenesis import parse_genesis
+from snowfield.chains.evm.atomic import AtomicContext, AtomicLedger
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.platform.genesis import LocalStaker
@@ -21,9 +22,15 @@ from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.crypto.keys import EWOQ_KEY, DevKey, derive_keys, key_from_bytes
 from snowfield.crypto.staking import StakingIdentity
 from snowfield.errors import InvalidParams
-from snowfield.formats.ids import ID, NodeID
+from snowfield.formats.ids import ID, P_CHAIN_ID, NodeID
 from snowfield.formats.timefmt import format_rfc3339
-from snowfield.node.evm_host import CUSTOM_EVM_VM, EVM_VM, EvmHosting, host_evm_chain
+from snowfield.node.evm_host import (
+    CUSTOM_EVM_VM,
+    EVM_VM,
+    AtomicHosting,
+    EvmHosting,
+    host_evm_chain,
+)
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import InfoService, NodeFacts, info_service
 from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, PlatformWallet, create_l1, devnet_l1_genesis
@@ -99,10 +106,13 @@ class Node:
         self._register_node_checks()
         self.storage = storage
         self._funded = funded
+        # Loaded first: every chain's replay reads it (see SharedMemory).
+        self.shared_memory = SharedMemory(storage.shared_memory_journal())
         # avalanchego's names for the C-Chain: /ext/bc/evm/..., /ext/C/..., /ext/evm/...
-        c_chain = self.host_evm(settings.c_chain, self.ids.c_chain, ("evm",), ("C", "evm"))
+        c_chain = self.host_evm(
+            settings.c_chain, self.ids.c_chain, ("evm",), ("C", "evm"), atomic=self._c_atomic()
+        )
         self.register(c_chain)
-        self.shared_memory = SharedMemory()
         self.register(
             host_platform_chain(self._platform_hosting(), self.shared_memory, self._id_of)
         )
@@ -113,6 +123,20 @@ class Node:
         for blockchain in self.platform.chain.blockchains():
             self._host_blockchain(blockchain)
         self.platform.chain_listeners.append(self._on_new_blockchain)
+        # Every chain has replayed its journal: the shared memory takes writes again.
+        self.shared_memory.end_replay()
+
+    def _c_atomic(self) -> AtomicHosting:
+        """The C-Chain's atomic txs, trading with P and X through the shared memory."""
+        ids = self.ids
+        context = AtomicContext(
+            ids.network_id,
+            ID.from_string(ids.c_chain),
+            ID.from_string(ids.avax_asset),
+            frozenset({P_CHAIN_ID, ID.from_string(ids.x_chain)}),
+        )
+        ledger = AtomicLedger(context, self.shared_memory)
+        return AtomicHosting(ledger, ids.network_id, self._id_of)
 
     def _platform_hosting(self) -> PlatformHosting:
         data_dir = self.storage.data_dir
@@ -258,6 +282,7 @@ class Node:
         alloc: tuple[Allocation, ...] | None = None,
         vm: Vm = EVM_VM,
         genesis: ChainConfig | None = None,
+        atomic: AtomicHosting | None = None,
     ) -> HostedChain:
         """An EVM chain of this network: the dev accounts funded (unless `alloc` says), the
         node's request limits, index rules and admin; `register` it to host it."""
@@ -287,6 +312,7 @@ class Node:
                 subnet_id or self.ids.primary_subnet,
                 self.chains,
             ),
+            atomic=atomic,
         )
         return host_evm_chain(
             chain, hosting, self.storage, lambda rt: self.evm_rpc_methods(rt, chain)

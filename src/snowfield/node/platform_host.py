@@ -18,13 +18,15 @@ from snowfield.chains.platform.genesis import LocalStaker, local_config
 from snowfield.chains.platform.records import Blockchain
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.crypto.staking import StakingIdentity
-from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
+from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, ShortID
 from snowfield.formats.platform.txs import Tx
+from snowfield.node.evm_host import EVM_VM
 from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.platform import ChainIds, platform_methods
 from snowfield.node.networks import NetworkIds
 from snowfield.node.platform_blocks import PContainer, PlatformBlocks, decode_record, encode_record
 from snowfield.node.registry import GorillaService, HostedChain, Vm
+from snowfield.node.x_host import AVM_VM
 from snowfield.rpc.service import ServiceDispatcher
 
 log = logging.getLogger(__name__)
@@ -183,6 +185,7 @@ def host_platform_chain(
         dev_addresses=p_addresses(hosting.funded_keys),
     )
     chain = PlatformChain.from_genesis(config, shared_memory)
+    _add_network_chains(chain, ids)
     if hosting.uptime is not None:
         chain.observed_uptime = hosting.uptime
     runtime = PlatformRuntime(chain, hosting.journal, hosting.clock, hosting.proposer)
@@ -208,6 +211,19 @@ def host_platform_chain(
         aliases=("platform",),
         short_forms=("P", "platform"),
     )
+
+
+def _add_network_chains(chain: PlatformChain, ids: NetworkIds) -> None:
+    """X and C as primary-network chains of the state under the network's known ids, so that
+    atomic txs to and from them verify (until the genesis creates them with CreateChainTxs)."""
+    for name, blockchain_id, vm in (
+        ("C-Chain", ids.c_chain, EVM_VM),
+        ("X-Chain", ids.x_chain, AVM_VM),
+    ):
+        key = ID.from_string(blockchain_id)
+        chain.state.blockchains.setdefault(
+            key, Blockchain(key, name, PRIMARY_NETWORK_ID, ID.from_string(vm.id), (), b"")
+        )
 
 
 def _health(runtime: PlatformRuntime) -> dict[str, Any]:

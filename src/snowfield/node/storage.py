@@ -21,6 +21,12 @@ class NodeStorage:
             return MemoryJournal()
         return FileJournal(chain_dir(self.data_dir, label) / "chain.journal", fsync=self.fsync)
 
+    def shared_memory_journal(self) -> Journal:
+        """The network's shared memory: `<data-dir>/atomic/shared-memory.journal`."""
+        if self.data_dir is None:
+            return MemoryJournal()
+        return FileJournal(self.data_dir / "atomic" / "shared-memory.journal", fsync=self.fsync)
+
     def index_state_path(self, label: str, index: str) -> Path | None:
         """`<data-dir>/index/<label>-<index>.json` (the C-Chain's: index/C-block.json)."""
         if self.data_dir is None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm import records
+from snowfield.chains.evm.atomic import AtomicLedger, Batch
 from snowfield.chains.evm.execution.accesslist import (
     AccessListResult,
     AccessListState,
@@ -83,6 +84,8 @@ from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 from snowfield.formats.warp.message import Message, UnsignedMessage
 from snowfield.formats.warp.predicate import decode_results, encode_results
+from snowfield.formats.ids import ID
+from snowfield.formats.rlp import encode_bytes
 
 BlockListener = Callable[[Block], None]
 DEFAULT_CALL_LIMITS = CallLimits()
@@ -126,6 +129,7 @@ class EvmChain:
         fast_transfers: bool = True,
         call_limits: CallLimits = DEFAULT_CALL_LIMITS,
         snow: SnowContext | None = None,
+        atomic: AtomicLedger | None = None,
     ) -> None:
         self.config = config
         # Who the chain is on the network and the validators Warp messages verify against.
@@ -133,6 +137,8 @@ class EvmChain:
         # Unsigned Warp messages sent by accepted blocks, by message id (rebuilt on replay).
         self._warp_messages: dict[bytes, bytes] = {}
         self.rules = config.rule_set
+        # The C-Chain's atomic txs (None on chains without them): pool, batches, accepted.
+        self.atomic = atomic
         self.call_limits = call_limits
         self.fast_transfers = fast_transfers
         self.journal = journal
@@ -172,6 +178,8 @@ class EvmChain:
             else:
                 self.store.load(decoded[1])
                 self._link(decoded[0])
+                if self.atomic is not None and decoded[0].ext_data:
+                    self.atomic.index(decoded[0].number, decoded[0].ext_data)
         return bool(self.blocks)
 
     def _create_genesis(self, timestamp: int) -> None:
@@ -386,6 +394,37 @@ class EvmChain:
                 f"have {have} want {want}"
             )
 
+    def issue_atomic(self, data: bytes) -> ID:
+        """Verifies a signed atomic tx against the head and queues it for the next block."""
+        if self.atomic is None:
+            raise InvalidParams("this chain has no atomic transactions")
+        with self._write:
+            state = self.state_at(self.head)
+            return self.atomic.issue(
+                data,
+                lambda a: (state.balance(a), state.nonce(a)),
+                self.next_base_fee(),
+                max(int(self.clock()), self.head.header.timestamp),
+            )
+
+    def _atomic_pending(self) -> bool:
+        return self.atomic is not None and self.atomic.has_pending()
+
+    def _atomic_batch(self, root: bytes, env: BlockEnv) -> tuple[Batch, bytes]:
+        """The pool's atomic txs that verify on the state at `root` (after the block's EVM
+        txs, as coreth applies them), and the root with their balance and nonce writes."""
+        if not self._atomic_pending():
+            return Batch(), root
+        assert self.atomic is not None
+        reader = self.store.reader(root)
+        batch = self.atomic.build(
+            lambda a: (reader.balance(a), reader.nonce(a)), env.base_fee, env.timestamp
+        )
+        if not batch.txs:
+            return batch, root
+        edits = [AccountEdit(a, balance=b, nonce=n) for a, (b, n) in batch.accounts.items()]
+        return batch, apply_edits(self.store, root, edits)
+
     # -- block production --------------------------------------------------------------
 
     def set_next_timestamp(self, timestamp: int) -> None:
@@ -421,7 +460,7 @@ class EvmChain:
         transactions keep being admitted while a large block executes."""
         with self._mining:
             with self._write:
-                if not len(self.mempool) and not allow_empty:
+                if not len(self.mempool) and not allow_empty and not self._atomic_pending():
                     return None
                 parent = self.head
                 if timestamp is not None:
@@ -432,8 +471,10 @@ class EvmChain:
                 candidates = list(self.mempool.executable(self.state_at(parent).nonce, base_fee))
             builder, (included, receipts, rejected) = self._build(parent, env, candidates)
             block = None
-            if included or allow_empty:
+            batch = Batch()
+            if included or allow_empty or self._atomic_pending():
                 root = builder.finish()
+                batch, root = self._atomic_batch(root, env)
                 header = executed_header(
                     parent.header,
                     parent.hash,
@@ -450,15 +491,24 @@ class EvmChain:
                     # the transactions wait for a later block (the cost falls with time).
                     included, receipts = [], []
                     allow_empty = False
+                    batch = Batch()  # (custom-EVM rules only: no atomic txs there)
+                if batch.txs:
+                    header = replace(
+                        header,
+                        ext_data_hash=keccak(encode_bytes(batch.ext_data)),
+                        ext_data_gas_used=batch.gas,
+                    )
             with self._write:
                 for tx in rejected:
                     self.mempool.remove(tx)
-                if included or allow_empty:
+                if included or allow_empty or batch.txs:
                     known = (
-                        builder.accounts_after() if isinstance(builder, TransferBuilder) else None
+                        builder.accounts_after()
+                        if isinstance(builder, TransferBuilder) and not batch.txs
+                        else None
                     )
                     block = self._accept(
-                        header, tuple(included), tuple(receipts), time.time_ns(), known
+                        header, tuple(included), tuple(receipts), time.time_ns(), known, batch
                     )
         if block is not None:
             for listener in self._listeners:
@@ -523,14 +573,19 @@ class EvmChain:
         receipts: tuple[Receipt, ...],
         accepted_ns: int,
         known: dict[bytes, AccountFields | None] | None = None,
+        batch: Batch | None = None,
     ) -> Block:
-        """Journals and links the block; `known` holds accounts as they are after it."""
+        """Journals and links the block; `known` holds accounts as they are after it;
+        `batch` is its atomic txs (its extra data)."""
         header_rlp = header.encode()  # once: the body, the hash and the record hold it
-        body = encode_block(header, txs, b"", 0, header_rlp)
-        block = Block(header, keccak(header_rlp), txs, receipts, body, accepted_ns)
+        ext_data = batch.ext_data if batch is not None and batch.txs else b""
+        body = encode_block(header, txs, ext_data, 0, header_rlp)
+        block = Block(header, keccak(header_rlp), txs, receipts, body, accepted_ns, ext_data)
         # Invariant: a block is visible only after its record is journaled.
         self.journal.append(records.encode(block, self.store.drain(), header_rlp))
         self._link(block)
+        if ext_data and self.atomic is not None and batch is not None:
+            self.atomic.accepted(block.number, batch)
         if self.params.base_fee is not None:
             self.params = replace(self.params, base_fee=None)
         if known is not None:
@@ -598,6 +653,12 @@ class EvmChain:
         """Cuts the chain back to block `height`, with head state `root` (default: that
         block's); journaled, so a restart does not bring the cut blocks back."""
         with self._mining, self._write:
+            if any(block.ext_data for block in self.blocks[height + 1 :]):
+                # Their UTXOs moved in the network's shared memory, which other chains have
+                # seen (and may have spent): the EVM state alone cannot go back.
+                raise InvalidParams(
+                    f"cannot rewind to block {height}: later blocks hold atomic transactions"
+                )
             root = root if root is not None else self.blocks[height].header.state_root
             self.journal.append(records.encode_rewind(records.Rewind(height, root)))
             cut = tuple(self.blocks[height + 1 :])
@@ -615,6 +676,8 @@ class EvmChain:
                 self._tx_loc.pop(tx.hash, None)
         del self.blocks[height + 1 :]
         self._head_root = root
+        if self.atomic is not None:
+            self.atomic.forget(height)
 
     # -- execution without effects -------------------------------------------------------
 
