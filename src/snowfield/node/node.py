@@ -12,8 +12,8 @@ from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.clock import NetworkClock
-from snowfield.chains.evm.customgenesis import parse_genesis
 from snowfield.chains.evm.atomic import AtomicContext, AtomicLedger
+from snowfield.chains.evm.customgenesis import parse_genesis
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.platform.genesis import LocalStaker

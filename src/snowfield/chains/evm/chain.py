@@ -82,10 +82,10 @@ from snowfield.chains.evm.warp import (
 )
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
-from snowfield.formats.warp.message import Message, UnsignedMessage
-from snowfield.formats.warp.predicate import decode_results, encode_results
 from snowfield.formats.ids import ID
 from snowfield.formats.rlp import encode_bytes
+from snowfield.formats.warp.message import Message, UnsignedMessage
+from snowfield.formats.warp.predicate import decode_results, encode_results
 
 BlockListener = Callable[[Block], None]
 DEFAULT_CALL_LIMITS = CallLimits()
