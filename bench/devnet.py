@@ -115,9 +115,11 @@ class Connection:
 
 class Rate(float):
     """tx/s; `complete` is False when the time limit cut the run short (the rate is then
-    over the transactions sent before it)."""
+    over the transactions sent before it). `wait` is the share of the run spent after the
+    last send, waiting for its receipt (in interval mode, up to one block time)."""
 
     complete: bool = True
+    wait: float = 0.0
 
 
 WARMUP = 50  # transactions sent to each node before the clock starts
@@ -137,6 +139,7 @@ def measure(url: str, txs: list[str]) -> Rate:
             last = client.call("eth_sendRawTransaction", raw)
             if time.perf_counter() - started > TIME_LIMIT:
                 return _cut_short(sent, started)
+        sent_all = time.perf_counter()
         while client.call("eth_getTransactionReceipt", last) is None:
             if time.perf_counter() - started > TIME_LIMIT:
                 return _cut_short(len(txs), started)
@@ -144,7 +147,9 @@ def measure(url: str, txs: list[str]) -> Rate:
         elapsed = time.perf_counter() - started
     finally:
         client.close()
-    return Rate(len(txs) / elapsed)
+    rate = Rate(len(txs) / elapsed)
+    rate.wait = (started + elapsed - sent_all) / elapsed
+    return rate
 
 
 def _cut_short(sent: int, started: float) -> Rate:
@@ -211,7 +216,9 @@ def main() -> None:
             mine = ours(count, block_time)
             base = anvil(binary, count, block_time) if binary else None
             rows.append((f"{label}, {count} txs", mine, base))
-    print(f"{'mode':<26}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}")
+    print(
+        f"{'mode':<26}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}{'last-receipt wait':>20}"
+    )
     cut = False
     for label, mine, base in rows:
         ratio = f"{mine / base:.2f}x" if base else "n/a"
@@ -220,9 +227,12 @@ def main() -> None:
         if base is not None and not getattr(base, "complete", True):
             marks = (marks[0], "*")
         cut = cut or "*" in marks
-        print(f"{label:<26}{f'{mine:,.0f}{marks[0]}':>16}{base_text + marks[1]:>14}{ratio:>9}")
+        waits = " / ".join(f"{getattr(r, 'wait', 0.0):.0%}" for r in (mine, base) if r is not None)
+        print(f"{label:<26}{f'{mine:,.0f}{marks[0]}':>16}{base_text + marks[1]:>14}{ratio:>9}"
+              f"{waits:>20}")  # fmt: skip
     if cut:
         print(f"* did not finish within {TIME_LIMIT:.0f} s: rate over the transactions sent")
+    print("(last-receipt wait: share of each run, snowfield / anvil, spent after the last send)")
     print(f"(cores: {os.cpu_count()}; anvil from npm @foundry-rs/anvil-linux-amd64)")
 
 
