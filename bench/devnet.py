@@ -120,9 +120,11 @@ class Connection:
 
 class Rate(float):
     """tx/s; `complete` is False when the time limit cut the run short (the rate is then
-    over the transactions sent before it)."""
+    over the transactions sent before it). `wait` is the share of the run spent after the
+    last send, waiting for its receipt (in interval mode, up to one block time)."""
 
     complete: bool = True
+    wait: float = 0.0
 
 
 WARMUP = 50  # transactions sent to each node before the clock starts
@@ -142,6 +144,7 @@ def measure(url: str, txs: list[str]) -> Rate:
             last = client.call("eth_sendRawTransaction", raw)
             if time.perf_counter() - started > TIME_LIMIT:
                 return _cut_short(sent, started)
+        sent_all = time.perf_counter()
         while client.call("eth_getTransactionReceipt", last) is None:
             if time.perf_counter() - started > TIME_LIMIT:
                 return _cut_short(len(txs), started)
@@ -149,7 +152,9 @@ def measure(url: str, txs: list[str]) -> Rate:
         elapsed = time.perf_counter() - started
     finally:
         client.close()
-    return Rate(len(txs) / elapsed)
+    rate = Rate(len(txs) / elapsed)
+    rate.wait = (started + elapsed - sent_all) / elapsed
+    return rate
 
 
 def _mean(a: Rate, b: Rate) -> Rate:
@@ -247,7 +252,8 @@ def main() -> None:
             base = anvil(binary, count, block_time) if binary else None
             rows.append((f"{label}, {count} txs", mine, base))
             l1_rows.append((f"{label}, {count} txs", mine, l1))
-    print(f"{'mode':<26}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}")
+    header = f"{'mode':<26}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}"
+    print(f"{header}{'last-receipt wait':>20}")
     cut = False
     for label, mine, base in rows:
         ratio = f"{mine / base:.2f}x" if base else "n/a"
@@ -256,7 +262,9 @@ def main() -> None:
         if base is not None and not getattr(base, "complete", True):
             marks = (marks[0], "*")
         cut = cut or "*" in marks
-        print(f"{label:<26}{f'{mine:,.0f}{marks[0]}':>16}{base_text + marks[1]:>14}{ratio:>9}")
+        waits = " / ".join(f"{getattr(r, 'wait', 0.0):.0%}" for r in (mine, base) if r is not None)
+        print(f"{label:<26}{f'{mine:,.0f}{marks[0]}':>16}{base_text + marks[1]:>14}{ratio:>9}"
+              f"{waits:>20}")  # fmt: skip
     print(f"\n{'mode':<26}{'C-Chain tx/s':>16}{'L1 tx/s':>14}{'L1/C':>9}")
     for label, c_rate, l1 in l1_rows:
         marks = ["" if getattr(r, "complete", True) else "*" for r in (c_rate, l1)]
@@ -265,6 +273,7 @@ def main() -> None:
         print(f"{row}{f'{l1 / c_rate:.2f}x':>9}")
     if cut:
         print(f"* did not finish within {TIME_LIMIT:.0f} s: rate over the transactions sent")
+    print("(last-receipt wait: share of each run, snowfield / anvil, spent after the last send)")
     print(f"(cores: {os.cpu_count()}; anvil from npm @foundry-rs/anvil-linux-amd64)")
 
 
