@@ -307,7 +307,10 @@ class PrimaryIndexer:
     async def _potential(self, blocks: Sequence[BlockRows]) -> dict[str, int]:
         nodes = {s.node_id for b in blocks for s in b.stakers if s.kind == "DELEGATOR"}
         try:
-            current = await self.source.current(sorted(nodes))
+            current = await self.source.current(())
+            # avalanchego lists a validator's delegators only when asked for that one node.
+            for node in sorted(nodes):
+                current.update(await self.source.current((node,)))
             return {tx_id: reward for tx_id, (_, reward) in current.items()}
         except RpcError as err:
             log.warning("platform.getCurrentValidators failed: %s", err)
