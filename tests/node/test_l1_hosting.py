@@ -179,9 +179,10 @@ def test_a_create_chain_tx_starts_the_chain_in_the_running_node(running: Running
     index = f"{running.base}/ext/index/{chain_id}/block"
     assert call(index, "index.getLastAccepted", {"encoding": "hex"})["index"] == "0"
     checks: dict[str, Any] = {}
-    for _ in range(50):  # its health check joins the node's next round
+    for _ in range(50):  # its health check joins the node's next round, then sees block 1
         checks = call(running.base + "/ext/health", "health.health", {})["checks"]
-        if chain_id in checks:
+        engine = checks.get(chain_id, {}).get("message", {}).get("engine", {})
+        if engine.get("consensus", {}).get("lastAcceptedHeight", 0) >= 1:
             break
         time.sleep(0.1)
     assert checks[chain_id]["message"]["engine"]["consensus"]["lastAcceptedHeight"] >= 1

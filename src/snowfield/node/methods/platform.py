@@ -7,18 +7,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from snowfield.chains.platform.chain import PlatformChain
-from snowfield.chains.platform.queries import ValidatorInfo
-from snowfield.chains.platform.records import L1Validator
 from snowfield.errors import Conflict, InvalidParams, NotFound
 from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.codec import Packer
 from snowfield.formats.hexcheck import Encoding, decode, encode, encode_hexnc, parse_encoding
-from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, NodeID, ShortID
+from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, ShortID
 from snowfield.formats.platform.components import UTXO, TransferableOutput
-from snowfield.formats.platform.l1_txs import PChainOwner
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.methods.gorilla_params import Params, chain_address
+from snowfield.node.methods.platform_validators import ValidatorReads, validator_methods
 from snowfield.rpc.service import ServiceHandler
 
 if TYPE_CHECKING:
@@ -211,9 +209,6 @@ class PlatformService:
     def get_staking_asset_id(self, _: dict[str, Any]) -> dict[str, str]:
         return {"assetID": str(self.chain.state.avax_asset_id)}
 
-    def get_current_supply(self, _: dict[str, Any]) -> dict[str, str]:
-        return {"supply": str(self.chain.current_supply), "height": str(self.chain.height)}
-
     def get_min_stake(self, _: dict[str, Any]) -> dict[str, str]:
         staking = self.chain.state.params.staking
         return {
@@ -248,11 +243,6 @@ class PlatformService:
         ]
         first = [primary] if not wanted or PRIMARY_NETWORK_ID in wanted else []
         return {"subnets": first + subnets}
-
-    def get_l1_validator(self, raw: dict[str, Any]) -> dict[str, Any]:
-        record = self.chain.l1_validator(Params(raw).id("validationID"))
-        entry = self._l1_entry(record)
-        return {**entry, "subnetID": str(record.subnet_id), "height": str(self.chain.height)}
 
     def get_subnet(self, raw: dict[str, Any]) -> dict[str, Any]:
         subnet_id = Params(raw).id("subnetID")
@@ -344,60 +334,6 @@ class PlatformService:
         known = any(c.blockchain_id == blockchain_id for c in self.chain.blockchains())
         return {"status": "Created" if known else "Unknown"}
 
-    def _owner(self, owner: PChainOwner) -> dict[str, Any]:
-        addresses = [self.format(a) for a in owner.addresses]
-        return {"locktime": "0", "threshold": str(owner.threshold), "addresses": addresses}
-
-    def get_current_validators(self, raw: dict[str, Any]) -> dict[str, Any]:
-        params = Params(raw)
-        subnet = params.id("subnetID") if params.string("subnetID") else PRIMARY_NETWORK_ID
-        node_ids = [NodeID.from_string(text) for text in params.strings("nodeIDs")]
-        found = self.chain.current_validators(subnet, node_ids)
-        validators = [self._validator(v) for v in found]
-        if subnet != PRIMARY_NETWORK_ID and subnet in self._converted():
-            # an L1 (service.go getL1Validators): its ACP-77 validators follow its stakers
-            wanted = {n.raw for n in node_ids}
-            validators += [
-                self._l1_entry(record)
-                for record in self.chain.l1_validators(subnet)
-                if not wanted or record.node_id in wanted
-            ]
-        return {"validators": validators}
-
-    def _converted(self) -> set[ID]:
-        return {s.subnet_id for s in self.chain.subnets() if s.conversion_id is not None}
-
-    def _l1_entry(self, record: L1Validator) -> dict[str, Any]:
-        """platformapi.APIL1Validator: what getL1Validator says, without subnetID and height."""
-        return {
-            "nodeID": str(NodeID(record.node_id)),
-            "startTime": str(record.start_time),
-            "weight": str(record.weight),
-            "validationID": str(record.validation_id),
-            "publicKey": encode_hexnc(record.public_key),
-            "remainingBalanceOwner": self._owner(record.remaining_balance_owner),
-            "deactivationOwner": self._owner(record.deactivation_owner),
-            "minNonce": str(record.min_nonce),
-            "balance": str(record.balance),
-        }
-
-    def _validator(self, info: ValidatorInfo) -> dict[str, Any]:
-        staker = info.staker
-        return {
-            "txID": str(staker.tx_id),
-            "startTime": str(staker.start),
-            "endTime": str(staker.end),
-            "weight": str(staker.weight),
-            "nodeID": str(staker.node_id),
-            "potentialReward": str(staker.potential_reward),
-            "delegationFee": f"{staker.delegation_shares / 10_000:.4f}",
-            "uptime": f"{info.uptime:.4f}",
-            "connected": info.connected,
-            "delegatorCount": str(len(info.delegators)),
-            "delegatorWeight": str(info.delegator_weight),
-            "delegators": None,
-        }
-
 
 def _output_bytes(output: TransferableOutput) -> bytes:
     """A TransferableOutput as getStake encodes it: codec version, then the struct."""
@@ -428,7 +364,8 @@ def platform_methods(
 ) -> dict[str, ServiceHandler]:
     """platform.* by wire name."""
     service = PlatformService(runtime, network_id, chain_ids)
-    return {
+    reads = ValidatorReads(lambda: runtime.chain, service.format)
+    methods: dict[str, ServiceHandler] = {
         "platform.getUTXOs": service.get_utxos,
         "platform.issueTx": service.issue_tx,
         "platform.getTxStatus": service.get_tx_status,
@@ -441,12 +378,9 @@ def platform_methods(
         "platform.getBlock": service.get_block,
         "platform.getBlockByHeight": service.get_block_by_height,
         "platform.getStakingAssetID": service.get_staking_asset_id,
-        "platform.getCurrentSupply": service.get_current_supply,
         "platform.getMinStake": service.get_min_stake,
         "platform.getBlockchains": service.get_blockchains,
-        "platform.getCurrentValidators": service.get_current_validators,
         "platform.getSubnets": service.get_subnets,
-        "platform.getL1Validator": service.get_l1_validator,
         "platform.getSubnet": service.get_subnet,
         "platform.getRewardUTXOs": service.get_reward_utxos,
         "platform.getStake": service.get_stake,
@@ -455,3 +389,6 @@ def platform_methods(
         "platform.validates": service.validates,
         "platform.getBlockchainStatus": service.get_blockchain_status,
     }
+    # The validator reads in avalanchego's full shapes (signer, owners, delegators when one
+    # node is asked for, L1 validators) and getValidatorsAt.
+    return methods | validator_methods(reads)
