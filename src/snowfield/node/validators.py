@@ -77,10 +77,14 @@ class ValidatorSet:
     clock: Clock = time.time
     started: float = field(default=0.0)
     _down: dict[str, _Downtime] = field(default_factory=dict)
+    # Each validator's NodeID text, formatted once: the P-Chain asks who is running on every
+    # block it builds (cb58 per validator per block was a tenth of issueTx, bench/platform.py).
+    _names: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.started = self.clock()
-        self._down = {str(v.node_id): _Downtime() for v in self.validators}
+        self._names = {v.index: str(v.node_id) for v in self.validators}
+        self._down = {name: _Downtime() for name in self._names.values()}
 
     def __iter__(self) -> Iterator[Validator]:
         return iter(self.validators)
@@ -112,13 +116,13 @@ class ValidatorSet:
             down.since = None
 
     def running(self, validator: Validator) -> bool:
-        return self._down[str(validator.node_id)].since is None
+        return self._down[self._names[validator.index]].since is None
 
     def uptime(self, validator: Validator) -> float:
         """Percentage of the time since start that the validator was running (100 at start)."""
         now = self.clock()
         elapsed = now - self.started
-        down = self._down[str(validator.node_id)]
+        down = self._down[self._names[validator.index]]
         stopped = down.seconds + (now - down.since if down.since is not None else 0.0)
         return 100.0 if elapsed <= 0 else max(0.0, 100.0 * (elapsed - stopped) / elapsed)
 
