@@ -34,7 +34,9 @@ bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run besi
 	$(BIN)/python bench/devnet.py
 	$(BIN)/python bench/metrics.py
 	$(BIN)/python bench/api.py
-	$(BIN)/python bench/platform.py
+	$(BIN)/python bench/pchain.py
+	$(BIN)/python bench/primary_index.py
+	$(BIN)/python bench/primary_api.py
 
 contracts:  ## rebuild the demo contract artifacts from contracts/*.sol (needs node + npm)
 	cd contracts && npm ci && node compile.js

@@ -16,19 +16,15 @@ processes pinned to CPU 0; loopback only; bounded in count and time.
 
 from __future__ import annotations
 
-import os
-import sys
-
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]  # bench/platform.py would shadow the standard library's `platform`
-
 import argparse
 import asyncio
 import contextlib
 import hashlib
 import importlib.util
+import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.parse

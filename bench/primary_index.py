@@ -3,7 +3,7 @@ against the raw fetch ceiling measured in the same run (the same `index.getConta
 batches, decoded from hex, nothing else).
 
 The chain: `--base-txs` BaseTxs and `--delegator-txs` AddPermissionlessDelegatorTxs issued to a
-`snowfield devnet` child process (built and signed as bench/platform.py does; one block each).
+`snowfield devnet` child process (built and signed as bench/pchain.py does; one block each).
 Ceiling and indexer alternate for `--rounds` rounds (best of each), so drift on a noisy machine
 hits both alike. Target: the indexer at >= 70% of the ceiling. Loopback only; bounded.
 
@@ -12,17 +12,11 @@ hits both alike. Target: the indexer at >= 70% of the ceiling. Loopback only; bo
 
 from __future__ import annotations
 
-import os
-import sys
-
-# bench/platform.py shadows the standard library's `platform` (which httpx and others import):
-# this folder must leave the import path first.
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
-
 import argparse
 import asyncio
 import importlib.util
+import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,8 +32,8 @@ BATCH = 256
 
 
 def _platform_bench() -> ModuleType:
-    """bench/platform.py (its name shadows the standard library's, so loaded by path)."""
-    path = Path(__file__).resolve().parent / "platform.py"
+    """bench/pchain.py, loaded by path (bench/ is not a package)."""
+    path = Path(__file__).resolve().parent / "pchain.py"
     spec = importlib.util.spec_from_file_location("platform_bench", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -57,7 +57,7 @@ def _load_der(certificate_der: bytes) -> x509.Certificate:
 @functools.lru_cache(maxsize=4096)
 def certificate_node_id(certificate_der: bytes) -> NodeID:
     """NodeID = ripemd160(sha256(certificate DER)). Cached: the node asks for its validators'
-    ids on every P block it builds (a quarter of issueTx's time before, bench/platform.py)."""
+    ids on every P block it builds (a quarter of issueTx's time before, bench/pchain.py)."""
     return NodeID.from_certificate(certificate_der)
 
 

@@ -78,7 +78,7 @@ class ValidatorSet:
     started: float = field(default=0.0)
     _down: dict[str, _Downtime] = field(default_factory=dict)
     # Each validator's NodeID text, formatted once: the P-Chain asks who is running on every
-    # block it builds (cb58 per validator per block was a tenth of issueTx, bench/platform.py).
+    # block it builds (cb58 per validator per block was a tenth of issueTx, bench/pchain.py).
     _names: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

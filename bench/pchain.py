@@ -9,23 +9,17 @@ capacity holds (the real limit of the P-Chain); between rounds the network clock
 (evm_increaseTime, untimed) so capacity refills and the price stays at its minimum. Loopback
 only; counts and time bounded.
 
-    python bench/platform.py [--rounds 5] [--base-txs 150] [--delegator-txs 100] [--clients 4]
+    python bench/pchain.py [--rounds 5] [--base-txs 150] [--delegator-txs 100] [--clients 4]
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-# This file is named after the P-Chain's VM, and so shadows the standard library's `platform`,
-# which orjson and others import: the script's own folder must leave the import path first.
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
-
 import argparse
 import hashlib
 import http.client
+import os
 import subprocess
+import sys
 import tempfile
 import threading
 import time
