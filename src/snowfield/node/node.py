@@ -83,6 +83,14 @@ class Node:
         self.work_dir = storage.data_dir
         self.ids = network_ids(settings.network_id)
         self.dev_keys: list[DevKey] = derive_keys(settings.mnemonic, settings.accounts)
+        storage.claim(
+            {
+                "networkId": settings.network_id,
+                "chainId": settings.c_chain.chain_id,
+                # The mnemonic's first account stands for it (the mnemonic is not written).
+                "firstAccount": "0x" + self.dev_keys[0].address.hex() if self.dev_keys else None,
+            }
+        )
         funded = [*self.dev_keys, key_from_bytes(EWOQ_KEY)]
         self.keystore = Keystore(funded)
         self.admin = Admin(storage.profiles, self.vm_config())

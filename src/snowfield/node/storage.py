@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 from snowfield.chains.evm.journal import Journal, MemoryJournal
+from snowfield.errors import InvalidParams
 from snowfield.node.journal_file import FileJournal
 from snowfield.node.registry import chain_dir
 
@@ -15,6 +18,31 @@ class NodeStorage:
     def __init__(self, data_dir: Path | None, *, fsync: bool = False) -> None:
         self.data_dir = data_dir
         self.fsync = fsync
+
+    def claim(self, identity: dict[str, object]) -> None:
+        """Binds the data dir to one network (`<data-dir>/network.json`): a dir made with
+        another network id, mnemonic or C-Chain id would replay journals that cannot verify
+        under these settings, so it is refused before anything is read."""
+        if self.data_dir is None:
+            return
+        path = self.data_dir / "network.json"
+        if path.exists():
+            try:
+                known = json.loads(path.read_text())
+            except (OSError, ValueError) as exc:
+                raise InvalidParams(f"{path} is unreadable ({exc}): remove it or the dir") from None
+            differs = sorted(k for k in identity if known.get(k) != identity[k])
+            if differs:
+                raise InvalidParams(
+                    f"data dir {self.data_dir} was made for another network "
+                    f"({', '.join(f'{k} {known.get(k)}' for k in differs)}); start with the "
+                    "same settings or another --data-dir"
+                )
+            return
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(identity, indent=2) + "\n")
+        os.replace(tmp, path)
 
     def journal(self, label: str) -> Journal:
         if self.data_dir is None:
