@@ -880,6 +880,7 @@ def up(
         "Explorer": f"http://127.0.0.1:{api_port}/",
         "Data API": f"http://127.0.0.1:{api_port}/v1/chains",
         "Data API OpenAPI": f"http://127.0.0.1:{api_port}/openapi.json",
+        "Primary network": f"http://127.0.0.1:{api_port}/v1/networks/fuji/subnets",
         "Metrics API": f"http://127.0.0.1:{metrics_api_port}/v2/chains/43112/metrics/txCount"
         "?timeInterval=hour",
         "C-Chain JSON-RPC": rpc,
