@@ -92,7 +92,7 @@ def _block(height: int, first: int, count: int, size: int) -> BlockRows:
         details = {"nodeId": f"NodeID-{i}", "subnetId": PCHAIN, "startTimestamp": START,
                    "endTimestamp": START + 10**8, "rewardAddresses": [owner]}  # fmt: skip
         rows.txs.append(TxRow(tx, "AddPermissionlessDelegatorTx", i - first, "", details,
-                              (owner,), 0))  # fmt: skip
+                              (owner,)))  # fmt: skip
         rows.emitted.append(UtxoRow(_id("utxo", i), tx, 0, AVAX, 25 * 10**9, (owner,), 1, 0,
                                     None, True, PCHAIN, PCHAIN, "0x00", None, START,
                                     START + 10**8))  # fmt: skip

@@ -8,6 +8,7 @@ It talks to the node over its public interfaces only, so it indexes a real node 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
@@ -259,7 +260,7 @@ class PrimaryIndexer:
                 await self.sync()
             except (Unavailable, RpcError, OSError) as err:
                 log.warning("primary network sync failed: %s", err)
-            with _suppress_timeout():
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval)
 
     async def _write(self, pchain: str, containers: Sequence[Container]) -> None:
@@ -331,11 +332,3 @@ def _staker(db: Database, tx_id: str, blocks: Sequence[BlockRows]) -> StakerRow 
             if s.tx_id == tx_id:
                 return s
     return primary_queries.staker(db, P_CHAIN_ID, tx_id)
-
-
-class _suppress_timeout:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, *_: object) -> bool:
-        return kind is TimeoutError or kind is asyncio.TimeoutError

@@ -87,7 +87,6 @@ class TxRow:
     memo: str
     details: dict[str, object]  # type-specific fields of the Staking transaction resource
     addresses: tuple[str, ...]  # every address the tx names (inputs resolve at write time)
-    burned: int  # input AVAX minus output AVAX, resolved at write time when inputs are known
 
 
 @dataclass(slots=True)

@@ -183,7 +183,7 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
     for key in ("rewardAddresses", "_feeAddresses"):
         named.extend(details.get(key, ()))  # type: ignore[arg-type]
     details.pop("_feeAddresses", None)
-    rows.txs.append(TxRow(tx_id, kind, index, memo, details, tuple(dict.fromkeys(named)), 0))
+    rows.txs.append(TxRow(tx_id, kind, index, memo, details, tuple(dict.fromkeys(named))))
 
 
 def _staking(
