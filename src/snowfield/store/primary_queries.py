@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page, page_of
@@ -103,6 +104,14 @@ def _split(text: str | None) -> tuple[str, ...]:
     return tuple(a for a in (text or "").split(",") if a)
 
 
+# The chain time the stakers are judged at, as one subquery (its parameter: the pchain); NULL
+# (nothing current) before the first sync.
+_NOW = (
+    "(SELECT COALESCE(n.chain_time, (SELECT MAX(b.timestamp) FROM p_blocks b"
+    " WHERE b.pchain = n.pchain)) FROM primary_networks n WHERE n.pchain = ?)"
+)
+
+
 def chain_time(db: Database, pchain: str) -> int | None:
     """The P-Chain's time at the last sync (else its last indexed block's); None before any."""
     row = db.query_one(
@@ -156,9 +165,6 @@ def active_staking(
     limit: int,
 ) -> Page[PTx]:
     """Staking txs whose staker is current at the index's chain time, newest first or oldest."""
-    now = chain_time(db, pchain)
-    if now is None:
-        return Page([], None)
     types = [t for t in (tx_types or STAKING_TX_TYPES) if t in STAKING_TX_TYPES]
     if not types:
         return Page([], None)
@@ -170,7 +176,7 @@ def active_staking(
     )
     active = (
         " JOIN p_stakers s ON s.pchain = t.pchain AND s.tx_id = t.tx_id"
-        " WHERE s.ended_tx IS NULL AND s.end_time > ?"
+        f" WHERE s.ended_tx IS NULL AND s.end_time > {_NOW}"
         f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
     )
     params: list[Any] = []
@@ -185,15 +191,15 @@ def active_staking(
             " FROM p_tx_addresses a CROSS JOIN p_txs t CROSS JOIN p_stakers s"
             " WHERE t.pchain = a.pchain AND t.tx_id = a.tx_id"
             " AND s.pchain = t.pchain AND s.tx_id = t.tx_id"
-            " AND s.ended_tx IS NULL AND s.end_time > ?"
+            f" AND s.ended_tx IS NULL AND s.end_time > {_NOW}"
             f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
             f" AND a.pchain = ? AND a.address IN ({', '.join('?' for _ in addresses)})",
         ]
-        params += [now, *types, pchain, *addresses]
+        params += [pchain, *types, pchain, *addresses]
         alias = "a"
     else:
         sql = [f"SELECT {columns} FROM p_txs t" + active, " AND t.pchain = ?"]
-        params += [now, *types, pchain]
+        params += [pchain, *types, pchain]
         alias = "t"
     if start is not None:
         sql.append(f" AND {alias}.timestamp >= ?")
@@ -210,7 +216,7 @@ def active_staking(
     )
     params.append(limit + 1)
     rows = [
-        PTx(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8], r[9])
+        PTx(r[0], r[1], r[2], r[3], r[4], r[5], r[6], orjson.loads(r[7]), r[8], r[9])
         for r in db.query("".join(sql), params)
     ]
     return page_of(rows, limit, lambda t: (t.timestamp, t.height, t.tx_index))
@@ -239,22 +245,22 @@ def utxos_of(
     marks = ", ".join("?" for _ in tx_ids)
     emitted: dict[str, list[PUtxo]] = {t: [] for t in tx_ids}
     consumed: dict[str, list[PUtxo]] = {t: [] for t in tx_ids}
-    for row in db.query(
-        f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ? AND tx_id IN ({marks})"
-        " AND reward_type IS NULL ORDER BY tx_id, output_index",
-        [pchain, *tx_ids],
-    ):
-        utxo = _utxo(row)
-        emitted[utxo.tx_id].append(utxo)
-    # Sorted here: an ORDER BY tx_id makes SQLite walk p_utxos_by_tx instead of the consumer
-    # index (every UTXO of the chain for a page).
+    # One statement, each half on its own index (an ORDER BY tx_id would make SQLite walk
+    # p_utxos_by_tx for the consumed half: every UTXO of the chain): sorted here.
     rows = db.query(
-        f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ? AND consuming_tx IN ({marks})",
-        [pchain, *tx_ids],
+        f"SELECT 0, {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ? AND tx_id IN ({marks})"
+        " AND reward_type IS NULL"
+        f" UNION ALL SELECT 1, {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ?"
+        f" AND consuming_tx IN ({marks})",
+        [pchain, *tx_ids, pchain, *tx_ids],
     )
-    for utxo in sorted(map(_utxo, rows), key=lambda u: (u.tx_id, u.output_index)):
-        assert utxo.consuming_tx is not None
-        consumed[utxo.consuming_tx].append(utxo)
+    for row in sorted(rows, key=lambda r: (r[0], r[2], r[3])):
+        utxo = _utxo(row[1:])
+        if row[0] == 0:
+            emitted[utxo.tx_id].append(utxo)
+        else:
+            assert utxo.consuming_tx is not None
+            consumed[utxo.consuming_tx].append(utxo)
     return emitted, consumed
 
 
