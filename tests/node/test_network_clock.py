@@ -57,3 +57,22 @@ def test_uptime_follows_network_time() -> None:
         _rpc(node.base, "evm_increaseTime", [1000])
         assert 45.0 < validators.uptime(other) < 55.0
         assert validators.uptime(validators.own) == 100.0
+
+
+def test_time_past_year_9999_is_refused_and_the_node_keeps_answering() -> None:
+    """Found by the method fuzzer: a huge evm_increaseTime made the next block's timestamp
+    overflow 64 bits, and anvil_nodeInfo then failed to encode it."""
+    with serve_devnet() as devnet:
+        for method, value in (
+            ("evm_increaseTime", hex(2**62)),
+            ("evm_setNextBlockTimestamp", hex(2**62)),
+            ("evm_mine", hex(253_402_300_800)),
+        ):
+            body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": [value]}
+            error = httpx.post(f"{devnet.base}/ext/bc/C/rpc", json=body).json()["error"]
+            assert "the latest time the network can represent" in error["message"], method
+        _rpc(devnet.base, "evm_mine", [])
+        info = _rpc(devnet.base, "anvil_nodeInfo", [])
+        assert info["currentBlockTimestamp"] < 253_402_300_800
+        body = {"jsonrpc": "2.0", "id": 1, "method": "platform.getTimestamp", "params": {}}
+        assert "result" in httpx.post(f"{devnet.base}/ext/bc/P", json=body).json()

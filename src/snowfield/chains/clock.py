@@ -7,6 +7,22 @@ import threading
 import time
 from collections.abc import Callable
 
+from snowfield.errors import InvalidParams
+
+# The latest second the network can represent: every chain formats its time as RFC 3339 (four
+# digit years) and the ProposerVM wrapper holds it as an int64; a control asking for later is
+# refused rather than wedging the chains that act on time.
+MAX_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z
+
+
+def check_time(timestamp: float) -> None:
+    """Raises InvalidParams for a network time past MAX_TIME."""
+    if timestamp > MAX_TIME:
+        raise InvalidParams(
+            f"timestamp {int(timestamp)} is after {MAX_TIME} (9999-12-31T23:59:59Z), the latest "
+            "time the network can represent"
+        )
+
 
 class NetworkClock:
     """Wall time plus an offset (whole seconds) that evm_increaseTime and friends move.
@@ -34,6 +50,7 @@ class NetworkClock:
 
     @offset.setter
     def offset(self, seconds: int) -> None:
+        check_time(self._wall() + seconds)
         with self._lock:
             self._offset = seconds
         self._moved()
@@ -44,6 +61,7 @@ class NetworkClock:
     def increase(self, seconds: int) -> int:
         """Moves time forward by `seconds`; returns the total offset, as evm_increaseTime does."""
         with self._lock:
+            check_time(self._wall() + self._offset + seconds)
             self._offset += seconds
             total = self._offset
         self._moved()
@@ -51,6 +69,7 @@ class NetworkClock:
 
     def advance_to(self, timestamp: int) -> None:
         """Moves time forward so that now is at least `timestamp` (never back)."""
+        check_time(timestamp)
         with self._lock:
             behind = timestamp - (self._wall() + self._offset)
             if behind > 0:

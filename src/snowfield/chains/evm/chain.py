@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from snowfield.chains.clock import NetworkClock
+from snowfield.chains.clock import NetworkClock, check_time
 from snowfield.chains.evm import records
 from snowfield.chains.evm.atomic import AtomicLedger, Batch
 from snowfield.chains.evm.execution.accesslist import (
@@ -428,6 +428,7 @@ class EvmChain:
     # -- block production --------------------------------------------------------------
 
     def set_next_timestamp(self, timestamp: int) -> None:
+        check_time(timestamp)
         if timestamp < self.head.header.timestamp:
             raise InvalidParams(
                 f"timestamp {timestamp} is before the latest block's {self.head.header.timestamp}"
