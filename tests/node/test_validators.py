@@ -109,6 +109,8 @@ def test_info_upgrades_fees_and_vms() -> None:
         assert fees["createSubnetTxFee"] == "100000000"
         vms = _call(node.base, "/ext/info", "info.getVMs")["result"]
         assert vms["vms"]["jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq"] == ["avm"]
+        # the custom EVM's plugin, which L1s run here
+        assert vms["vms"]["srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"] == ["subnet-evm"]
         assert vms["fxs"]["spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ"] == "secp256k1fx"
         assert _call(node.base, "/ext/info", "info.acps", {})["result"] == {"acps": {}}
         assert _call(node.base, "/ext/info", "info.peers")["result"]["numPeers"] == "0"

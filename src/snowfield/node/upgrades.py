@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from snowfield.formats.cb58 import encode_cb58
+from snowfield.node.evm_host import CUSTOM_EVM_VM
 from snowfield.node.networks import PRIMARY_NETWORK
 
 _ACTIVE = "2020-12-05T05:00:00Z"  # avalanchego's upgrade.InitiallyActiveTime
@@ -67,6 +68,12 @@ def _padded_id(name: str) -> str:
     return encode_cb58(name.encode().ljust(32, b"\0"))
 
 
-# The VMs and fxs every avalanchego node registers (info.getVMs), by id.
-VMS = {PRIMARY_NETWORK: ["platform"], _padded_id("avm"): ["avm"], _padded_id("evm"): ["evm"]}
+# The VMs every avalanchego node registers, and the custom EVM's plugin that L1s run here (as a
+# node with the plugin installed lists it) (info.getVMs), by id.
+VMS = {
+    PRIMARY_NETWORK: ["platform"],
+    _padded_id("avm"): ["avm"],
+    _padded_id("evm"): ["evm"],
+    CUSTOM_EVM_VM.id: [CUSTOM_EVM_VM.name],
+}
 FXS = {_padded_id(name): name for name in ("secp256k1fx", "nftfx", "propertyfx")}
