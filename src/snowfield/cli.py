@@ -28,6 +28,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 console = Console(stderr=True)
 log = logging.getLogger("snowfield.cli")
 _HELP = {(s.service, s.name): s for s in SETTINGS}
+# `make up` crosses the X-Chain's linearization within its first minute of demo traffic.
+UP_X_DAG_VERTICES = 6
 
 
 @app.callback()
@@ -59,6 +61,7 @@ def devnet(
     l1: Annotated[list[str] | None, _opt("l1")] = None,
     index_enabled: Annotated[bool, _opt("index-enabled")] = True,
     index_allow_incomplete: Annotated[bool, _opt("index-allow-incomplete")] = False,
+    x_dag_vertices: Annotated[int, _opt("x-dag-vertices", min=0, max=1_000_000)] = 0,
     pruning_enabled: Annotated[bool, _opt("pruning-enabled")] = False,
     historical_proof_query_window: Annotated[
         int, _opt("historical-proof-query-window", min=0)
@@ -810,6 +813,8 @@ def up(
                 *python,
                 "devnet",
                 "--demo",
+                "--x-dag-vertices",
+                str(UP_X_DAG_VERTICES),
                 "--l1",
                 f"snowfield demo L1={_demo_l1_genesis(data_dir)}",
                 "--data-dir",

@@ -85,6 +85,12 @@ SETTINGS: tuple[Setting, ...] = (
         "index-allow-incomplete", False, "Start even if the index would miss containers.", "devnet"
     ),
     Setting(
+        "x-dag-vertices",
+        0,
+        "X-Chain vertices accepted before the stop vertex linearizes it (0: linear from genesis).",
+        "devnet",
+    ),
+    Setting(
         "pruning-enabled",
         False,
         "Act as a pruning node: eth_getProof only within 32 blocks.",
@@ -374,6 +380,7 @@ class NetworkSettings:
     l1: tuple[str, ...] | None = None
     index_enabled: bool = True
     index_allow_incomplete: bool = False
+    x_dag_vertices: int = 0
     pruning_enabled: bool = False
     historical_proof_query_window: int = 43_200
     batch_request_limit: int = 40

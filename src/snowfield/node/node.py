@@ -50,7 +50,12 @@ from snowfield.node.methods.simulate import simulate_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
 from snowfield.node.networks import network_ids
-from snowfield.node.platform_host import PlatformHosting, PlatformRuntime, host_platform_chain
+from snowfield.node.platform_host import (
+    PlatformHosting,
+    PlatformRuntime,
+    genesis_time,
+    host_platform_chain,
+)
 from snowfield.node.registry import (
     ChainRegistry,
     EvmRpc,
@@ -63,7 +68,7 @@ from snowfield.node.runtime import EvmRuntime
 from snowfield.node.storage import NodeStorage
 from snowfield.node.validators import ValidatorSet, devnet_validator_service, load_validators
 from snowfield.node.warp_validators import snow_context
-from snowfield.node.x_host import host_x_context
+from snowfield.node.x_host import XHosting, XRuntime, host_x_chain
 from snowfield.rpc.dispatch import Dispatcher, Limits, Method
 from snowfield.rpc.service import ServiceDispatcher
 
@@ -124,7 +129,7 @@ class Node:
         self.register(
             host_platform_chain(self._platform_hosting(), self.shared_memory, self._id_of)
         )
-        self.register(host_x_context(self.ids))
+        self.register(host_x_chain(self._x_hosting(), self.shared_memory))
         self._loop: asyncio.AbstractEventLoop | None = None
         self._starting: set[asyncio.Task[None]] = set()
         # The custom-EVM chains the P-Chain created (replayed on restart), then each new one.
@@ -172,6 +177,28 @@ class Node:
             index_allow_incomplete=self.settings.index_allow_incomplete,
             on_clock_move=self.clock.subscribe,
         )
+
+    def _x_hosting(self) -> XHosting:
+        data_dir = self.storage.data_dir
+        return XHosting(
+            self.ids,
+            tuple(k.private_key for k in self.dev_keys),
+            self.storage.journal("X"),
+            genesis_time(chain_dir(data_dir, "X") if data_dir else None),
+            dag_vertices=self.settings.x_dag_vertices,
+            clock=self.clock,
+            proposer=self._proposer,
+            p_height=lambda: self.platform.chain.height,
+            index_enabled=self.settings.index_enabled,
+            index_states=lambda name: self.storage.index_state_path("X", name),
+            index_allow_incomplete=self.settings.index_allow_incomplete,
+        )
+
+    @property
+    def exchange(self) -> XRuntime:
+        runtime = self.chains["X"].runtime
+        assert isinstance(runtime, XRuntime)
+        return runtime
 
     def _proposer(self, height: int) -> StakingIdentity:
         """Who proposes the P block at `height`: the running validators in turn."""

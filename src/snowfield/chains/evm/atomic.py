@@ -144,7 +144,7 @@ class AtomicLedger:
                 f"failed to fetch import UTXOs from {unsigned.source_chain}: not found "
                 "(unknown, or already imported)"
             ) from None
-        signers = Signers(tx)  # type: ignore[arg-type]  # reads unsigned_bytes() only
+        signers = Signers(tx)
         consumed = 0
         for inp, value, cred in zip(unsigned.imported_inputs, values, tx.credentials, strict=True):
             utxo = UTXO.decode(value)

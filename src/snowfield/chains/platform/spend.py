@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from snowfield.chains.platform.utxos import inner_output, locktime_of
 from snowfield.crypto.secp256k1 import recover_public_key
@@ -21,14 +22,19 @@ from snowfield.formats.ids import ID, ShortID
 from snowfield.formats.platform.components import UTXO, TransferableInput, TransferableOutput
 from snowfield.formats.platform.secp256k1fx import Credential, OutputOwners, TransferInput
 from snowfield.formats.platform.stakeable import LockIn
-from snowfield.formats.platform.txs import Tx
 from snowfield.formats.platform.types import AnyCredential, TransferableIn
+
+
+class Signed(Protocol):
+    """A signed tx of any chain: what its credentials sign."""
+
+    def unsigned_bytes(self) -> bytes: ...
 
 
 class Signers:
     """The addresses behind a tx's credential signatures, recovered lazily and cached."""
 
-    def __init__(self, tx: Tx) -> None:
+    def __init__(self, tx: Signed) -> None:
         self._digest = hashlib.sha256(tx.unsigned_bytes()).digest()
         self._cache: dict[bytes, ShortID] = {}
 

@@ -14,7 +14,8 @@ from snowfield.chains.platform.config import Params
 from snowfield.chains.platform.gas import FeeState, ValidatorFeeState
 from snowfield.chains.platform.records import Blockchain, L1Validator, Subnet, TxRecord
 from snowfield.chains.platform.stakers import StakerSet
-from snowfield.chains.platform.utxos import UTXOSet
+from snowfield.chains.platform.utxos import utxo_set
+from snowfield.chains.utxoset import UTXOSet
 from snowfield.formats.ids import EMPTY_ID, ID
 from snowfield.formats.platform.components import UTXO
 
@@ -35,7 +36,7 @@ class PlatformState:
     last_block_id: ID = EMPTY_ID
     genesis_block: bytes = b""  # the height-0 block's bytes (platform.getBlockByHeight 0)
     validator_fee_state: ValidatorFeeState = field(default_factory=ValidatorFeeState)
-    utxos: UTXOSet = field(default_factory=UTXOSet)
+    utxos: UTXOSet[UTXO] = field(default_factory=utxo_set)
     stakers: StakerSet = field(default_factory=StakerSet)
     subnets: dict[ID, Subnet] = field(default_factory=dict)
     blockchains: dict[ID, Blockchain] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""X-Chain (AVM) formats: txs, fx outputs/operations/credentials, UTXOs and blocks."""

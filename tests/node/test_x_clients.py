@@ -1,0 +1,106 @@
+"""@avalabs/avalanchejs 5.2, unmodified, drives the X-Chain of a devnet: a BaseTx, and atomic
+moves X→P, X→C and C→X with their imports, with the devnet's network id and posing as Fuji."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from snowfield.crypto.keys import EWOQ_KEY
+from snowfield.crypto.secp256k1 import public_key_of
+from snowfield.formats.exchange.blocks import StandardBlock
+from snowfield.formats.hexcheck import decode_hex
+from snowfield.formats.ids import ShortID
+from snowfield.formats.proposervm import ProposerBlock
+from snowfield.formats.vertex import decode_vertex
+from snowfield.testing import RunningNode, run_node_script, serve_devnet
+from tests.node.test_node_apis import service
+
+SCRIPT = (Path(__file__).parent / "clients" / "ajs_x_flows.mjs").read_text()
+AMOUNT = 2_000_000_000  # nAVAX moved by each flow
+GWEI = 10**9
+
+
+@pytest.fixture(scope="module", params=[12345, 5], ids=["local", "fuji-id"])
+def devnet(request: pytest.FixtureRequest) -> Iterator[RunningNode]:
+    with serve_devnet(network_id=request.param, x_dag_vertices=2) as node:
+        yield node
+
+
+def _run(node: RunningNode) -> dict[str, Any]:
+    recipient = hashlib.sha256(b"x-recipient").digest()[:20]
+    ewoq = ShortID.from_public_key(public_key_of(EWOQ_KEY))
+    args = {
+        "recipient": "0x" + recipient.hex(),
+        "amount": str(AMOUNT),
+        "ewoq": "0x" + ewoq.raw.hex(),
+    }
+    out = run_node_script(
+        SCRIPT,
+        node.base,
+        "0x" + EWOQ_KEY.hex(),
+        json.dumps(args),
+        packages=("@avalabs/avalanchejs",),
+    )
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def test_avalanchejs_x_chain_flows(devnet: RunningNode) -> None:
+    result = _run(devnet)
+    ids = devnet.node.ids
+    assert (result["x"], result["avax"]) == (ids.x_chain, ids.avax_asset)
+    fee = int(result["baseTxFee"])
+    assert fee == 1_000_000
+    for name in ("base", "xExportP", "xExportC", "xImportC"):
+        assert result[name]["accepted"], name
+        assert result[name]["roundTrip"], name  # avm.getTx gives back the issued bytes
+    assert result["recipientBalance"] == str(AMOUNT)
+    assert result["pImportX"] == {**result["pImportX"], "utxos": 1, "committed": True}
+    c_import = result["cImportX"]
+    assert c_import["accepted"] and c_import["utxos"] == 1
+    # 9-decimal AVAX on X becomes 18-decimal on C: the balance grows by exactly what the
+    # import credits (the imported amount minus the fee the client computed)
+    assert int(c_import["grew"]) == int(c_import["credited"]) * GWEI
+    assert int(c_import["credited"]) < int(c_import["imported"]) == AMOUNT
+    assert result["cExportX"]["accepted"]
+    assert result["xImportC"]["utxos"] == 1
+    # ewoq paid: 4 X txs' fees, the amounts moved away, and got back the C→X import less fee
+    start = 300_000_000 * GWEI
+    spent = AMOUNT * 3 + fee * 4 - AMOUNT
+    assert int(result["balance"]) == start - spent
+
+
+def test_x_index_walks_vertices_then_blocks(devnet: RunningNode) -> None:
+    """Every vertex and block is reachable by index and by id; each X tx is in exactly one."""
+    _run(devnet)  # enough txs to cross the linearization point (2 vertices)
+
+    def index(name: str, method: str, params: dict[str, Any]) -> Any:
+        reply = service(f"{devnet.base}/ext/index/X/{name}", method, params)
+        assert "error" not in reply, reply
+        return reply["result"]
+
+    def walk(name: str) -> list[dict[str, Any]]:
+        last = int(index(name, "index.getLastAccepted", {})["index"])
+        found = index(name, "index.getContainerRange", {"startIndex": 0, "numToFetch": last + 1})
+        for container in found:
+            by_id = index(name, "index.getContainerByID", {"id": container["id"]})
+            assert by_id == container
+        return list(found)
+
+    vertices = [decode_vertex(decode_hex(c["bytes"])) for c in walk("vtx")]
+    assert [v.stop for v in vertices] == [False, False, True]
+    blocks = [
+        StandardBlock.decode(ProposerBlock.parse(decode_hex(c["bytes"])).inner_block)
+        for c in walk("block")
+    ]
+    assert [b.height for b in blocks] == list(range(1, len(blocks) + 1))
+    in_containers = [t for v in vertices for t in v.tx_ids] + [t.id for b in blocks for t in b.txs]
+    txs = [c["id"] for c in walk("tx")]
+    assert sorted(map(str, in_containers)) == sorted(txs)
+    assert len(set(txs)) == len(txs)
