@@ -241,16 +241,36 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
 
     # Atomic C→P exports beside the EVM traffic, from a key the EVM demo (keys 0-2) does not
     # use: a shared key's nonce would break the EVM demo's local nonce count.
-    atomic_task = None
+    side_tasks = []
     if len(node.dev_keys) > 3:
-        atomic_task = asyncio.create_task(_atomic_demo(base, node.dev_keys[-1].private_key))
+        side_tasks.append(asyncio.create_task(_atomic_demo(base, node.dev_keys[-1].private_key)))
+    # X-Chain traffic from keys the EVM demo (0-2) and the P-Chain demo (the last) leave alone.
+    if len(node.dev_keys) > 5:
+        side_tasks.append(asyncio.create_task(_x_demo(base, keys[3:-1])))
     try:
         async with asyncio.TaskGroup() as group:
             for label in labels:
                 group.create_task(one(label))
     finally:
-        if atomic_task is not None:
-            atomic_task.cancel()
+        for task in side_tasks:
+            task.cancel()
+
+
+async def _x_demo(base: str, secrets: list[bytes]) -> None:
+    from snowfield.errors import SnowfieldError
+    from snowfield.workload.x_demo import run_x_demo
+
+    try:
+        await run_x_demo(
+            base,
+            secrets,
+            rounds=None,
+            interval=3.0,
+            stop=None,
+            log=lambda line: log.info("demo: %s", line),
+        )
+    except (SnowfieldError, RuntimeError, OSError) as exc:
+        log.warning("demo: the X-Chain demo stopped: %s", exc)
 
 
 async def _atomic_demo(base: str, secret: bytes) -> None:

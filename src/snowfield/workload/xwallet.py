@@ -175,14 +175,17 @@ class XWallet:
         return await self.issue(self.sign(unsigned, len(base.inputs)))
 
     async def mint_nft(self, asset: ID, group: int, payload: bytes, to: ShortID) -> ID:
-        """Spends the group's mint right to create one NFT for `to`."""
-        mint = next(
+        """Spends the group's mint right (nftfx does not recreate it) to create one NFT."""
+        mints = [
             u
             for u in await self.utxos()
             if u.asset_id == asset
             and isinstance(u.output, fxs.NftMintOutput)
             and u.output.group_id == group
-        )
+        ]
+        if not mints:  # nftfx consumes a group's mint right with its one mint
+            raise RuntimeError(f"{self.text} holds no mint right of group {group} of {asset}")
+        mint = mints[0]
         op = fxs.NftMintOperation(Input((0,)), group, payload, (OutputOwners(0, 1, (to,)),))
         base = await self._base(0, self.net.tx_fee)
         unsigned = OperationTx(base, (Operation(asset, (mint.utxo_id,), op),))
