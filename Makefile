@@ -35,6 +35,7 @@ bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run besi
 	$(BIN)/python bench/metrics.py
 	$(BIN)/python bench/api.py
 	$(BIN)/python bench/pchain.py
+	$(BIN)/python bench/exchange.py
 	$(BIN)/python bench/primary_index.py
 	$(BIN)/python bench/primary_api.py
 

@@ -67,6 +67,7 @@ class ExchangeChain:
         self.dag_vertices = dag_vertices
         self._dag = _Dag()
         self._mempool: dict[ID, Tx] = {}
+        self._effects: dict[ID, Effect] = {}
         self.accepted: list[Accepted] = []
         self.blocks: list[StandardBlock] = []
         self.tx_container: dict[ID, ID] = {}
@@ -89,7 +90,9 @@ class ExchangeChain:
         for other in self._mempool.values():
             if spent & _spends(other):
                 raise Conflict(f"tx {tx_id} conflicts with tx {other.id} in the mempool")
-        verify(self.state, self.shared_memory, tx, now)
+        # Kept for the build: the mempool holds no two txs spending one UTXO, so while the
+        # UTXOs it consumes are unspent the effect stands without recovering signers again.
+        self._effects[tx_id] = verify(self.state, self.shared_memory, tx, now)
         self._mempool[tx_id] = tx
         return tx_id
 
@@ -122,10 +125,12 @@ class ExchangeChain:
         """Applies each tx that still verifies (an earlier one may have spent its inputs)."""
         effects = []
         for tx in txs:
-            try:
-                effect = verify(self.state, self.shared_memory, tx, now)
-            except InvalidParams:
-                continue  # dropped: its inputs went to an earlier tx or another chain
+            effect = self._effects.pop(tx.id, None)
+            if effect is None or not all(u in self.state.utxos for u in effect.consumed):
+                try:
+                    effect = verify(self.state, self.shared_memory, tx, now)
+                except InvalidParams:
+                    continue  # dropped: its inputs went to an earlier tx or another chain
             apply(self.state, effect)
             effects.append(effect)
         self._apply_atomic(effects)
