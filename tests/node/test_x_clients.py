@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from snowfield.crypto.keys import EWOQ_KEY
+from snowfield.formats.bech32 import format_address
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.exchange.blocks import StandardBlock
 from snowfield.formats.hexcheck import decode_hex
@@ -22,6 +23,7 @@ from snowfield.testing import RunningNode, run_node_script, serve_devnet
 from tests.node.test_node_apis import service
 
 SCRIPT = (Path(__file__).parent / "clients" / "ajs_x_flows.mjs").read_text()
+SDK_SCRIPT = (Path(__file__).parent / "clients" / "sdk_x_flows.mjs").read_text()
 AMOUNT = 2_000_000_000  # nAVAX moved by each flow
 GWEI = 10**9
 
@@ -104,3 +106,32 @@ def test_x_index_walks_vertices_then_blocks(devnet: RunningNode) -> None:
     txs = [c["id"] for c in walk("tx")]
     assert sorted(map(str, in_containers)) == sorted(txs)
     assert len(set(txs)) == len(txs)
+
+
+def test_avalanche_sdk_x_chain_flows_posing_as_fuji() -> None:
+    """@avalanche-sdk/client's X builders (they need network id 5): a BaseTx and every atomic
+    direction through X, each waited for with the SDK's own waitForTxn."""
+    recipient = format_address("X", "fuji", hashlib.sha256(b"sdk-x-recipient").digest()[:20])
+    with serve_devnet(network_id=5) as node:
+        args = {"recipient": recipient, "amount": str(AMOUNT)}
+        out = run_node_script(
+            SDK_SCRIPT,
+            node.base,
+            "0x" + EWOQ_KEY.hex(),
+            json.dumps(args),
+            packages=("@avalanche-sdk/client", "@avalabs/avalanchejs"),
+        )
+        result = json.loads(out.strip().splitlines()[-1])
+        assert result["recipient"] == str(AMOUNT)
+        assert result["status"] == "Accepted"
+        names = ["xBase", "xExportP", "xImportP", "xExportC", "xImportC"]
+        for name in names:
+            reply = service(
+                f"{node.base}/ext/bc/X", "avm.getTxStatus", {"txID": result["txs"][name]}
+            )
+            assert reply["result"] == {"status": "Accepted"}, name
+        for name in ("pImportX", "pExportX"):
+            reply = service(
+                f"{node.base}/ext/bc/P", "platform.getTxStatus", {"txID": result["txs"][name]}
+            )
+            assert reply["result"] == {"status": "Committed"}, name
