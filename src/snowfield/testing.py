@@ -287,7 +287,11 @@ def run_node_script(
     finally:
         os.unlink(f.name)
     if done.returncode != 0:
-        raise RuntimeError(f"node script failed ({done.returncode}):\n{done.stderr[-4000:]}")
+        # Node echoes the failing source line first; in a minified bundle it is one huge line.
+        lines = [
+            line if len(line) < 500 else line[:200] + " …" for line in done.stderr.splitlines()
+        ]
+        raise RuntimeError(f"node script failed ({done.returncode}):\n" + "\n".join(lines)[-4000:])
     return done.stdout
 
 

@@ -3,6 +3,7 @@ moves X→P, X→C and C→X with their imports, with the devnet's network id an
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Iterator
@@ -12,14 +13,16 @@ from typing import Any
 import pytest
 
 from snowfield.crypto.keys import EWOQ_KEY
-from snowfield.formats.bech32 import format_address
 from snowfield.crypto.secp256k1 import public_key_of
+from snowfield.formats.bech32 import format_address
 from snowfield.formats.exchange.blocks import StandardBlock
+from snowfield.formats.exchange.txs import CreateAssetTx, Tx
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ShortID
 from snowfield.formats.proposervm import ProposerBlock
 from snowfield.formats.vertex import decode_vertex
 from snowfield.testing import RunningNode, run_node_script, serve_devnet
+from snowfield.workload.xwallet import XWallet, x_network
 from tests.node.test_node_apis import service
 
 SCRIPT = (Path(__file__).parent / "clients" / "ajs_x_flows.mjs").read_text()
@@ -135,3 +138,63 @@ def test_avalanche_sdk_x_chain_flows_posing_as_fuji() -> None:
                 f"{node.base}/ext/bc/P", "platform.getTxStatus", {"txID": result["txs"][name]}
             )
             assert reply["result"] == {"status": "Committed"}, name
+
+
+ASSETS_SCRIPT = (Path(__file__).parent / "clients" / "ajs_x_assets.mjs").read_text()
+
+
+def test_avalanchejs_creates_an_asset_and_reads_nft_txs() -> None:
+    """A fungible CreateAssetTx assembled with avalanchejs's classes is accepted; the NFT
+    CreateAssetTx and mint OperationTx our wallet issued, and their UTXOs, parse in its AVM
+    codec and re-encode byte for byte."""
+    with serve_devnet() as node:
+
+        async def nft_flow() -> tuple[list[bytes], list[bytes]]:
+            wallet = XWallet(
+                node.base, await x_network(node.base), node.node.dev_keys[0].private_key
+            )
+            art = await wallet.create_nft("Snow Art", "ART", groups=2)
+            minted = await wallet.mint_nft(art, 0, b"first", wallet.address)
+            utxos = [u.encode() for u in await wallet.utxos() if u.asset_id == art]
+            await wallet.close()
+            chain = node.node.exchange.chain
+            txs = [tx.encode() for tx in (chain.tx(art), chain.tx(minted)) if tx is not None]
+            return txs, utxos
+
+        nft_txs, nft_utxos = asyncio.run(nft_flow())
+        assert len(nft_txs) == 2 and len(nft_utxos) == 2  # group 1's right and the NFT
+        ewoq = ShortID.from_public_key(public_key_of(EWOQ_KEY))
+        args = {
+            "ewoq": "0x" + ewoq.raw.hex(),
+            "supply": "1000000",
+            "nftTxs": ["0x" + t.hex() for t in nft_txs],
+            "nftUtxos": ["0x" + u.hex() for u in nft_utxos],
+        }
+        out = run_node_script(
+            ASSETS_SCRIPT,
+            node.base,
+            "0x" + EWOQ_KEY.hex(),
+            json.dumps(args),
+            packages=("@avalabs/avalanchejs",),
+        )
+        result = json.loads(out.strip().splitlines()[-1])
+        assert result["status"] == "Accepted"
+        assert result["txID"] == result["computedID"]
+        assert result["asset"]["name"] == "Client Token"
+        assert result["asset"]["symbol"] == "CLT"
+        assert int(result["asset"]["denomination"]) == 3
+        assert result["balance"] == "1000000"
+        for parsed, raw in zip(result["nftTxs"], nft_txs, strict=True):
+            tx = Tx.decode(raw)
+            assert parsed["unsigned"] == "0x" + tx.unsigned_bytes().hex()
+            signatures = [s for c in tx.credentials for s in getattr(c, "signatures", ())]
+            assert parsed["signatures"] == ["0x" + s.hex() for s in signatures]
+        assert result["nftUtxos"] == args["nftUtxos"]
+        created = Tx.decode(
+            decode_hex(
+                service(f"{node.base}/ext/bc/X", "avm.getTx", {"txID": result["txID"]})["result"][
+                    "tx"
+                ]
+            )
+        )
+        assert isinstance(created.unsigned, CreateAssetTx)
