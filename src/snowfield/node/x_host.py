@@ -62,13 +62,14 @@ class XContainers:
         self.blocks = ContainerList()  # ProposerVM containers of the linear chain's blocks
         self.block_ids: dict[ID, int] = {}  # inner StandardBlock id → its height
 
-    def add(self, accepted: Accepted, data: bytes, accepted_ns: int) -> None:
+    def add(self, accepted: Accepted, container_id: ID, data: bytes, accepted_ns: int) -> None:
+        """`container_id` and `data`: the vertex's, or the block's ProposerVM container's."""
         for tx in accepted.txs:
             self.txs.add(Container(tx.id, tx.encode(), accepted_ns))
         if accepted.kind == VERTEX:
-            self.vertices.add(Container(accepted.id, data, accepted_ns))
+            self.vertices.add(Container(container_id, data, accepted_ns))
         else:
-            self.blocks.add(Container(ProposerBlock.parse(data).id, data, accepted_ns))
+            self.blocks.add(Container(container_id, data, accepted_ns))
             self.block_ids[accepted.id] = accepted.height
 
 
@@ -91,9 +92,11 @@ class XRuntime:
         seconds = accepted_ns // 1_000_000_000
         if kind == b"V":
             accepted = self.chain.replay(VERTEX, data, seconds)
+            self.containers.add(accepted, accepted.id, data, accepted_ns)
         else:
-            accepted = self.chain.replay(BLOCK, ProposerBlock.parse(data).inner_block, seconds)
-        self.containers.add(accepted, data, accepted_ns)
+            wrapper = ProposerBlock.parse(data)
+            accepted = self.chain.replay(BLOCK, wrapper.inner_block, seconds)
+            self.containers.add(accepted, wrapper.id, data, accepted_ns)
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -124,14 +127,13 @@ class XRuntime:
 
     def _accept(self, accepted: Accepted) -> None:
         accepted_ns = int(self.hosting.clock() * 1_000_000_000)
-        data = accepted.data
-        kind = b"V"
+        container_id, data, kind = accepted.id, accepted.data, b"V"
         if accepted.kind == BLOCK:
-            data, kind = self._wrap(accepted), b"B"
+            (container_id, data), kind = self._wrap(accepted), b"B"
         self.hosting.journal.append(_RECORD.pack(kind, accepted_ns) + data)
-        self.containers.add(accepted, data, accepted_ns)
+        self.containers.add(accepted, container_id, data, accepted_ns)
 
-    def _wrap(self, accepted: Accepted) -> bytes:
+    def _wrap(self, accepted: Accepted) -> tuple[ID, bytes]:
         """The block's ProposerVM container, signed by the validator whose turn it is."""
         last = self.containers.blocks
         parent = ID(last.id_of(last.last_height())) if len(last) else self.chain.blocks[0].id
@@ -143,10 +145,11 @@ class XRuntime:
             p_chain_height=self.hosting.p_height(),
             certificate=proposer.certificate_der if proposer else b"",
         )
+        container_id = unsigned.id  # the signature is not part of the id
         if proposer is None:
-            return unsigned.encode()
-        header = signing_header(self.hosting_chain_id, parent, unsigned.id)
-        return replace(unsigned, signature=proposer.sign(header)).encode()
+            return container_id, unsigned.encode()
+        header = signing_header(self.hosting_chain_id, parent, container_id)
+        return container_id, replace(unsigned, signature=proposer.sign(header)).encode()
 
     @property
     def hosting_chain_id(self) -> ID:

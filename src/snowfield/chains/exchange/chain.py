@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from snowfield.chains.atomic import AtomicElement, AtomicRequests, SharedMemory
 from snowfield.chains.exchange.executor import Effect, apply, verify
@@ -199,8 +199,10 @@ class ExchangeChain:
         block = StandardBlock(
             parent.id, parent.height + 1, max(now, parent.time), tuple(e.tx for e in effects)
         )
+        data = block.encode()
+        block = replace(block, cached_id=tx_id_of(data))  # one encoding for bytes and id
         self.blocks.append(block)
-        return [self._record(BLOCK, block.id, block.height, block.time, block.encode(), block.txs)]
+        return [self._record(BLOCK, block.id, block.height, block.time, data, block.txs)]
 
     def _record(
         self, kind: str, container_id: ID, height: int, time: int, data: bytes, txs: Iterable[Tx]
@@ -286,4 +288,5 @@ def _spends(tx: Tx) -> set[bytes]:
 
 
 def tx_id_of(data: bytes) -> ID:
+    """The id of a tx or block: sha256 of its bytes."""
     return ID(hashlib.sha256(data).digest())

@@ -4,7 +4,7 @@ merkleRoot | list<tx>` behind type id 20; its id is sha256 of its bytes."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Self
 
 from snowfield.formats.codec import Packer, Unpacker
@@ -28,6 +28,7 @@ class StandardBlock(Encodable):
     time: int  # unix seconds
     txs: tuple[Tx, ...]
     merkle_root: ID = _EMPTY_ROOT
+    cached_id: ID | None = field(default=None, compare=False, repr=False, kw_only=True)
 
     def pack(self, packer: Packer) -> None:
         packer.fixed(self.parent_id.raw).u64(self.height).u64(self.time)
@@ -48,7 +49,10 @@ class StandardBlock(Encodable):
 
     @property
     def id(self) -> ID:
-        return ID(hashlib.sha256(self.encode()).digest())
+        if self.cached_id is None:  # frozen, but the id is a pure function of the fields
+            object.__setattr__(self, "cached_id", ID(hashlib.sha256(self.encode()).digest()))
+        assert self.cached_id is not None
+        return self.cached_id
 
 
 def _read_tx(reader: Unpacker) -> Tx:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Self
 
 from snowfield.errors import InvalidParams
@@ -41,7 +41,6 @@ from snowfield.formats.platform.types import AnyCredential
 from snowfield.formats.registry import (
     Encodable,
     TopLevel,
-    decode_top,
     encode_top,
     pack_struct,
     read_id,
@@ -273,6 +272,8 @@ class Tx(TopLevel):
     credentials: tuple[AnyCredential, ...] = ()
     raw: bytes = field(default=b"", compare=False, repr=False, kw_only=True)
     unsigned_size: int = field(default=0, compare=False, repr=False, kw_only=True)
+    # The id, computed once: the chain asks for it at every step of a tx's life.
+    cached_id: ID | None = field(default=None, compare=False, repr=False, kw_only=True)
 
     def encode(self) -> bytes:
         return self.raw or encode_top(self.pack, max_size=self.max_size)
@@ -280,7 +281,12 @@ class Tx(TopLevel):
     @classmethod
     def decode(cls, data: bytes) -> Self:
         """Parse signed tx bytes; InvalidParams on truncated, trailing, unknown or invalid input."""
-        return replace(decode_top(data, cls.unpack, max_size=cls.max_size), raw=bytes(data))
+        reader = Unpacker(data, max_size=cls.max_size)
+        reader.version()
+        tx = cls.unpack(reader)
+        reader.finish()
+        object.__setattr__(tx, "raw", bytes(data))  # its own bytes, read once: frozen otherwise
+        return tx
 
     def pack(self, packer: Packer) -> None:
         if self.raw:
@@ -304,7 +310,11 @@ class Tx(TopLevel):
 
     @property
     def id(self) -> ID:
-        return ID(hashlib.sha256(self.encode()).digest())
+        if self.cached_id is None:
+            # frozen, but the id is a pure function of the fields: caching it changes nothing
+            object.__setattr__(self, "cached_id", ID(hashlib.sha256(self.encode()).digest()))
+        assert self.cached_id is not None
+        return self.cached_id
 
 
 @dataclass(frozen=True, slots=True)
