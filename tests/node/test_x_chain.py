@@ -11,11 +11,20 @@ from typing import Any
 
 import pytest
 
-from snowfield.formats.exchange.txs import BaseTx, Tx
+from snowfield.errors import Conflict
+from snowfield.formats.exchange import fxs
+from snowfield.formats.exchange.txs import (
+    BaseTx,
+    CreateAssetTx,
+    InitialState,
+    Operation,
+    OperationTx,
+    Tx,
+)
 from snowfield.formats.hexcheck import decode_hex, encode_hex
 from snowfield.formats.ids import ID, ShortID
 from snowfield.formats.platform.components import BaseTxFields
-from snowfield.formats.platform.secp256k1fx import Credential
+from snowfield.formats.platform.secp256k1fx import Credential, Input
 from snowfield.formats.vertex import decode_vertex
 from snowfield.testing import RunningNode, serve_devnet
 from snowfield.workload.xwallet import XWallet, x_network
@@ -142,3 +151,62 @@ def test_refusals_carry_avalanchego_reasons(devnet: RunningNode) -> None:
     assert "not found" in spent
     got = decode_hex(_x(devnet, "avm.getTx", {"txID": tx_id})["result"]["tx"])
     assert Tx.decode(got).id == ID.from_string(tx_id)
+
+
+def test_conflicts_and_property_assets(devnet: RunningNode) -> None:
+    """Two mempool txs spending one UTXO: the second is refused; a propertyfx asset is minted
+    and burned through operations whose credentials verify."""
+    chain = devnet.node.exchange.chain
+
+    async def build() -> tuple[XWallet, BaseTxFields, BaseTxFields]:
+        wallet = await _wallet(devnet)
+        first = await wallet._base(10, wallet.net.tx_fee)
+        await wallet.close()
+        return wallet, first, dataclasses.replace(first, memo=b"twin")
+
+    wallet, first, twin = asyncio.run(build())
+    now = devnet.node.exchange.now()
+    chain.issue(wallet.sign(BaseTx(first), len(first.inputs)), now)
+    with pytest.raises(Conflict, match="conflicts with tx"):
+        chain.issue(wallet.sign(BaseTx(twin), len(twin.inputs)), now)
+    devnet.node.exchange.build()
+
+    owner = wallet.owner
+
+    async def property_flow() -> list[str]:
+        w = await _wallet(devnet)
+        base = await w._base(0, w.net.create_asset_fee)
+        create = CreateAssetTx(
+            base, "Deed", "DEED", 0, (InitialState(2, (fxs.PropertyMintOutput(owner),)),)
+        )
+        asset = await w.issue(w.sign(create, len(base.inputs)))
+        mint_right = next(u for u in await w.utxos() if u.asset_id == asset)
+        mint = fxs.PropertyMintOperation(
+            Input((0,)), fxs.PropertyMintOutput(owner), fxs.PropertyOwnedOutput(owner)
+        )
+        base = await w._base(0, w.net.tx_fee)
+        op_tx = OperationTx(base, (Operation(asset, (mint_right.utxo_id,), mint),))
+        minted = await w.issue(_with_property_credential(w, op_tx, len(base.inputs)))
+        owned = next(
+            u
+            for u in await w.utxos()
+            if u.asset_id == asset and isinstance(u.output, fxs.PropertyOwnedOutput)
+        )
+        base = await w._base(0, w.net.tx_fee)
+        burn = OperationTx(
+            base, (Operation(asset, (owned.utxo_id,), fxs.PropertyBurnOperation(Input((0,)))),)
+        )
+        burned = await w.issue(_with_property_credential(w, burn, len(base.inputs)))
+        kinds = sorted(type(u.output).__name__ for u in await w.utxos() if u.asset_id == asset)
+        await w.close()
+        return [str(minted), str(burned), *kinds]
+
+    minted, burned, *kinds = asyncio.run(property_flow())
+    assert chain.is_accepted(ID.from_string(minted)) and chain.is_accepted(ID.from_string(burned))
+    assert kinds == ["PropertyMintOutput"]  # the owned property is burned, the right remains
+
+
+def _with_property_credential(wallet: XWallet, unsigned: OperationTx, inputs: int) -> Tx:
+    signed = wallet.sign(unsigned, inputs)
+    (signature,) = signed.credentials[0].signatures  # type: ignore[attr-defined]
+    return Tx(unsigned, (*signed.credentials, fxs.PropertyCredential((signature,))))
