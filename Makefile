@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install up test check fmt bench contracts clean
+.PHONY: install up test check fmt bench contracts proto clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run besi
 	$(BIN)/python bench/exchange.py
 	$(BIN)/python bench/primary_index.py
 	$(BIN)/python bench/primary_api.py
+
+proto: $(STAMP)  ## regenerate src/snowfield/p2p/proto/*_pb2.py from the .proto files beside them
+	$(BIN)/pip install --quiet grpcio-tools
+	cd src/snowfield/p2p/proto && ../../../../$(BIN)/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. p2p.proto sdk.proto
 
 contracts:  ## rebuild the demo contract artifacts from contracts/*.sol (needs node + npm)
 	cd contracts && npm ci && node compile.js

@@ -62,6 +62,7 @@ def devnet(
     index_enabled: Annotated[bool, _opt("index-enabled")] = True,
     index_allow_incomplete: Annotated[bool, _opt("index-allow-incomplete")] = False,
     x_dag_vertices: Annotated[int, _opt("x-dag-vertices", min=0, max=1_000_000)] = 0,
+    staking_port: Annotated[int, _opt("staking-port", min=0, max=65_435)] = 9651,
     pruning_enabled: Annotated[bool, _opt("pruning-enabled")] = False,
     historical_proof_query_window: Annotated[
         int, _opt("historical-proof-query-window", min=0)

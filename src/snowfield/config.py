@@ -85,6 +85,13 @@ SETTINGS: tuple[Setting, ...] = (
         "index-allow-incomplete", False, "Start even if the index would miss containers.", "devnet"
     ),
     Setting(
+        "staking-port",
+        9651,
+        "Staking (peer-to-peer) port of the first validator; the next ones follow (0: any free "
+        "ports). A taken port falls back to a free one.",
+        "devnet",
+    ),
+    Setting(
         "x-dag-vertices",
         0,
         "X-Chain vertices accepted before the stop vertex linearizes it (0: linear from genesis).",
@@ -381,6 +388,7 @@ class NetworkSettings:
     index_enabled: bool = True
     index_allow_incomplete: bool = False
     x_dag_vertices: int = 0
+    staking_port: int = 9651
     pruning_enabled: bool = False
     historical_proof_query_window: int = 43_200
     batch_request_limit: int = 40

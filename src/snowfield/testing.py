@@ -60,7 +60,7 @@ class RunningNode:
 @contextlib.contextmanager
 def serve_devnet(**overrides: Any) -> Iterator[RunningNode]:
     """A devnet node on a free loopback port, stopped on exit."""
-    settings = dataclasses.replace(DevnetSettings(port=free_port()), **overrides)
+    settings = dataclasses.replace(DevnetSettings(port=free_port(), staking_port=0), **overrides)
     node = build_node(settings)
     try:
         app = create_node_app(node)
@@ -407,7 +407,7 @@ def serve_devnet_with_custom_evm(
     from snowfield.node.warp_validators import snow_context
     from snowfield.rpc.dispatch import Dispatcher, Limits
 
-    settings = dataclasses.replace(DevnetSettings(port=free_port()), **overrides)
+    settings = dataclasses.replace(DevnetSettings(port=free_port(), staking_port=0), **overrides)
     node = build_node(settings)
     parsed = parse_genesis(genesis)
     blockchain_id = encode_cb58(sha256(genesis))

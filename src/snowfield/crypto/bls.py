@@ -143,7 +143,11 @@ class SecretKey:
 
     def prove_possession(self) -> Signature:
         """The proof of possession: a signature over the compressed public key, POP DST."""
-        digest = BlstP2Element.hash_to_group(self.public_key().to_bytes(), POP_DST)
+        return self.sign_proof_of_possession(self.public_key().to_bytes())
+
+    def sign_proof_of_possession(self, message: bytes) -> Signature:
+        """A signature with the POP DST (avalanchego signs a peer's claimed IP this way)."""
+        digest = BlstP2Element.hash_to_group(message, POP_DST)
         return Signature(digest.scalar_mul(self.scalar))
 
 
@@ -158,8 +162,12 @@ def verify(public_key: PublicKey, signature: Signature, message: bytes) -> bool:
     return _pairing_holds(public_key, signature, message, SIGNATURE_DST)
 
 
-def verify_proof_of_possession(public_key: PublicKey, proof: Signature) -> bool:
-    return _pairing_holds(public_key, proof, public_key.to_bytes(), POP_DST)
+def verify_proof_of_possession(
+    public_key: PublicKey, proof: Signature, message: bytes | None = None
+) -> bool:
+    """A POP-DST signature over `message` (default: the key itself, its proof of possession)."""
+    signed = public_key.to_bytes() if message is None else message
+    return _pairing_holds(public_key, proof, signed, POP_DST)
 
 
 def aggregate_public_keys(keys: Sequence[PublicKey]) -> PublicKey:

@@ -10,11 +10,10 @@ from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.registry import ChainRegistry
 from snowfield.node.upgrades import FXS, VMS, static_fees, upgrade_config
-from snowfield.node.validators import ValidatorSet
+from snowfield.node.validators import Validator, ValidatorSet
 from snowfield.rpc.service import ServiceDispatcher, named_handlers, param, wire_name
 
 _NETWORK_NAMES = {1: "mainnet", 5: "fuji", 12345: "local"}
-_STAKING_PORT = 9651
 
 
 def network_name(network_id: int) -> str:
@@ -38,6 +37,7 @@ class InfoService:
     chains: ChainRegistry
     validators: ValidatorSet
     now: Callable[[], float]
+    staking_address: Callable[[Validator], str]  # a validator's staking ip:port
 
     @wire_name("info.getNetworkID")
     def get_network_id(self, _: dict[str, Any]) -> dict[str, str]:
@@ -64,7 +64,7 @@ class InfoService:
 
     @wire_name("info.getNodeIP")
     def get_node_ip(self, _: dict[str, Any]) -> dict[str, str]:
-        return {"ip": f"{self.facts.host}:{_STAKING_PORT}"}
+        return {"ip": self.staking_address(self.validators.own)}
 
     @wire_name("info.getNodeVersion")
     def get_node_version(self, _: dict[str, Any]) -> dict[str, Any]:
@@ -99,8 +99,8 @@ class InfoService:
         ]
         return {"numPeers": str(len(peers)), "peers": peers}
 
-    def _peer(self, validator: Any) -> dict[str, Any]:
-        ip = f"127.0.0.1:{_STAKING_PORT + 2 * validator.index}"
+    def _peer(self, validator: Validator) -> dict[str, Any]:
+        ip = self.staking_address(validator)
         return {
             "ip": ip,
             "publicIP": ip,

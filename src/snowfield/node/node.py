@@ -65,8 +65,10 @@ from snowfield.node.registry import (
     chain_dir,
 )
 from snowfield.node.runtime import EvmRuntime
+from snowfield.node.staking_network import StakingNetwork, staking_network_service
 from snowfield.node.storage import NodeStorage
 from snowfield.node.validators import ValidatorSet, devnet_validator_service, load_validators
+from snowfield.node.warp_signing import EvmVerifier, PlatformVerifier, Verifier
 from snowfield.node.warp_validators import snow_context
 from snowfield.node.x_host import XHosting, XRuntime, host_x_chain
 from snowfield.rpc.dispatch import Dispatcher, Limits, Method
@@ -113,9 +115,20 @@ class Node:
         self.validators = ValidatorSet(
             load_validators(storage.data_dir, settings.validators), self.clock
         )
+        # The validators on the peer-to-peer network, signing Warp messages when asked (ACP-118).
+        self.staking = StakingNetwork(
+            self.validators,
+            settings.network_id,
+            self._warp_verifier,
+            base_port=settings.staking_port,
+        )
         facts = NodeFacts(settings.network_id, VERSION, settings.host, settings.port)
-        self.info_rpc = info_service(InfoService(facts, self.chains, self.validators, self.clock))
-        self.devnet_rpc = ServiceDispatcher(devnet_validator_service(self.validators))
+        self.info_rpc = info_service(
+            InfoService(facts, self.chains, self.validators, self.clock, self.staking.address_of)
+        )
+        self.devnet_rpc = ServiceDispatcher(
+            devnet_validator_service(self.validators) | staking_network_service(self.staking)
+        )
         self._register_node_checks()
         self.storage = storage
         self._funded = funded
@@ -199,6 +212,18 @@ class Node:
         runtime = self.chains["X"].runtime
         assert isinstance(runtime, XRuntime)
         return runtime
+
+    def _warp_verifier(self, chain_id: bytes) -> Verifier | None:
+        """What the validators may sign for the chain `chain_id`: the P-Chain's L1 messages,
+        or an EVM chain's accepted messages and blocks."""
+        if chain_id == P_CHAIN_ID.raw:
+            return PlatformVerifier(lambda: self.platform.chain)
+        hosted = self.chains.get(str(ID(chain_id))) if len(chain_id) == 32 else None
+        runtime = hosted.runtime if hosted is not None else None
+        if isinstance(runtime, EvmRuntime):
+            evm = runtime.chain
+            return EvmVerifier(lambda: evm)
+        return None
 
     def _proposer(self, height: int) -> StakingIdentity:
         """Who proposes the P block at `height`: the running validators in turn."""
@@ -426,8 +451,10 @@ class Node:
             await chain.runtime.start()
         self._loop = asyncio.get_running_loop()
         await self.health.start()
+        await self.staking.start()
 
     async def stop(self) -> None:
+        await self.staking.stop()
         await self.health.stop()
         for chain in reversed(list(self.chains)):
             await chain.runtime.stop()
