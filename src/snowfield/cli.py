@@ -593,6 +593,7 @@ def serve(
     http_max_header_bytes: Annotated[int, _opt("http-max-header-bytes", "serve", min=1024)] = 16
     * 1024,
     http_max_connections: Annotated[int, _opt("http-max-connections", "serve", min=0)] = 1000,
+    node_url: Annotated[str | None, _opt("node-url", "serve")] = None,
     explorer_rpc: Annotated[str | None, _opt("explorer-rpc", "serve")] = None,
     explorer_metrics_api: Annotated[str | None, _opt("explorer-metrics-api", "serve")] = None,
     explorer_api_key: Annotated[str | None, _opt("explorer-api-key", "serve")] = None,
@@ -616,6 +617,7 @@ def serve(
         http_read_header_timeout=http_read_header_timeout,
         http_max_header_bytes=http_max_header_bytes,
         http_max_connections=http_max_connections,
+        node_url=node_url,
         explorer_rpc=explorer_rpc,
         explorer_metrics_api=explorer_metrics_api,
         explorer_api_key=explorer_api_key,
@@ -626,6 +628,7 @@ def serve(
 
 
 async def _run_serve(settings: Any) -> None:
+    from snowfield.aggregator.service import AggregatorService
     from snowfield.api.app import create_data_app
     from snowfield.api.gate import RatePolicy
     from snowfield.api.ratelimit import Limiter, MemoryLimiter, RedisLimiter
@@ -635,9 +638,13 @@ async def _run_serve(settings: Any) -> None:
     await asyncio.to_thread(db.migrate)
     limiter: Limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
     policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
+    signatures = AggregatorService(settings.node_url) if settings.node_url else None
+    app = create_data_app(
+        db, policy=policy, limiter=limiter, explorer=_explorer(settings), signatures=signatures
+    )
     server = uvicorn.Server(
         server_config(
-            create_data_app(db, policy=policy, limiter=limiter, explorer=_explorer(settings)),
+            app,
             host=settings.host,
             port=settings.port,
             limits=http_limits(settings),
@@ -897,6 +904,8 @@ def up(
                 str(metrics_api_port),
                 "--explorer-rpc",
                 rpc,
+                "--node-url",
+                f"http://127.0.0.1:{node_port}",
             ],
             ready=f"http://127.0.0.1:{api_port}/v1/chains",
             log=logs_dir / "api.log",

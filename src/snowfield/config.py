@@ -321,6 +321,13 @@ SETTINGS: tuple[Setting, ...] = (
         "serve",
     ),
     Setting(
+        "node-url",
+        None,
+        "Base URL of a node (http://host:port) whose validators operations 1-2 aggregate"
+        " signatures from, over the peer-to-peer network; without it they answer 503.",
+        "serve",
+    ),
+    Setting(
         "explorer-rpc",
         None,
         "JSON-RPC URL of the node the explorer (at /) asks for heads, blocks and receipts;"
@@ -499,6 +506,7 @@ class ServeSettings:
     http_read_header_timeout: float = 30.0
     http_max_header_bytes: int = 16 * 1024
     http_max_connections: int = 1000
+    node_url: str | None = None
     explorer_rpc: str | None = None
     explorer_metrics_api: str | None = None
     explorer_api_key: str | None = None

@@ -7,7 +7,16 @@ from collections.abc import Sequence
 import orjson
 from starlette.types import ASGIApp, Scope, Send
 
-from snowfield.api import addresses, blocks, chains, contracts, primary_network, vertices
+from snowfield.aggregator.service import AggregatorService as SignatureService
+from snowfield.api import (
+    addresses,
+    blocks,
+    chains,
+    contracts,
+    primary_network,
+    signatures,
+    vertices,
+)
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Operation, Services, endpoint
@@ -29,6 +38,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *blocks.OPERATIONS,
     *primary_network.OPERATIONS,
     *vertices.OPERATIONS,
+    *signatures.OPERATIONS,
 )
 VERSION = "1.0.0"
 _UNMATCHED_WEIGHT = 1
@@ -41,13 +51,14 @@ def create_data_app(
     limiter: Limiter | None = None,
     operations: Sequence[Operation] = OPERATIONS,
     explorer: ExplorerConfig | None = None,
+    signatures: SignatureService | None = None,
 ) -> ASGIApp:
     """The data service over `db` (already migrated); `limiter` defaults to in-memory counters;
     with `explorer`, the explorer's page at / (snowfield.api.site)."""
     secret = db.meta("page_token_secret")
     if secret is None:
         raise Unavailable("the database has no page-token secret: run its migration first")
-    services = Services(db, PageTokens(secret), ChainCache(db))
+    services = Services(db, PageTokens(secret), ChainCache(db), signatures)
     document = orjson.dumps(
         openapi_document(operations, title="snowfield data API", version=VERSION)
     )
@@ -59,7 +70,7 @@ def create_data_app(
 
     # The OpenAPI document and unknown routes still count against the limit.
     table = RouteTable(
-        [*(RouteSpec(op.path, op.weight) for op in operations),
+        [*(RouteSpec(op.path, op.weight, _methods(op)) for op in operations),
          RouteSpec("/openapi.json", _UNMATCHED_WEIGHT)],
         unmatched_weight=_UNMATCHED_WEIGHT,
     )  # fmt: skip
@@ -69,6 +80,16 @@ def create_data_app(
         [*(endpoint(op, services) for op in operations), openapi],
         gate=Gate(db=db, limiter=chosen, policy=policy or RatePolicy()),
         recorder=Recorder("data"),
-        on_shutdown=chosen.close,
+        on_shutdown=lambda: _shutdown(chosen, signatures),
     )
     return router if explorer is None else Site(router, explorer)
+
+
+async def _shutdown(limiter: Limiter, signatures: SignatureService | None) -> None:
+    await limiter.close()
+    if signatures is not None:  # its peer connections live on the server's event loop
+        await signatures.close()
+
+
+def _methods(op: Operation) -> frozenset[str]:
+    return frozenset({"POST"}) if op.method == "POST" else frozenset({"GET", "HEAD"})

@@ -62,7 +62,7 @@ def openapi_document(
 ) -> dict[str, Any]:
     paths: dict[str, Any] = {}
     for op in operations:
-        paths.setdefault(op.path, {})["get"] = {
+        entry: dict[str, Any] = {
             "operationId": op.id,
             "summary": op.summary,
             "tags": [op.tag],
@@ -70,6 +70,12 @@ def openapi_document(
             "responses": _responses(op),
             "x-compute-units": op.weight,
         }
+        if op.request_body is not None:
+            entry["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": ref(op.request_body)}},
+            }
+        paths.setdefault(op.path, {})[op.method.lower()] = entry
     return {
         "openapi": "3.0.3",
         "info": {"title": title, "version": version},

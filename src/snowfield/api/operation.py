@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from urllib.parse import parse_qsl
 
 import orjson
@@ -14,6 +14,7 @@ from starlette.types import Scope, Send
 
 from snowfield.api.errors import send_error
 from snowfield.api.params import Param, parse_all, single_values
+from snowfield.api.request_body import request_json
 from snowfield.api.responses import Endpoint, Headers, send_json
 from snowfield.errors import Forbidden, NotFound
 from snowfield.store import queries
@@ -21,6 +22,9 @@ from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey
 from snowfield.store.pagination import Key, Page, PageTokens
 from snowfield.store.rows import ChainRow
+
+if TYPE_CHECKING:
+    from snowfield.aggregator.service import AggregatorService as SignatureService
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -40,6 +44,8 @@ class Operation:
     response: str  # name of the 200 body's schema in components
     weight: int  # compute units charged against the caller's rate limit
     handler: Handler
+    method: str = "GET"
+    request_body: str | None = None  # name of the request body's schema (POST operations)
 
 
 async def call_store(db: Database, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -82,6 +88,7 @@ class Services:
     db: Database
     tokens: PageTokens
     chains: ChainCache
+    signatures: SignatureService | None = None
 
 
 class Context:
@@ -91,6 +98,7 @@ class Context:
         self, services: Services, op: Operation, args: dict[str, Any], key: ApiKey | None
     ) -> None:
         self.db = services.db
+        self.signatures = services.signatures
         self._chains = services.chains
         self.args = args
         self.key = key
@@ -137,6 +145,8 @@ def endpoint(op: Operation, services: Services) -> Endpoint:
             raw_query = scope["query_string"].decode("latin-1")
             query = single_values(parse_qsl(raw_query, keep_blank_values=True), repeated)
             args = parse_all(op.params, path, query)
+            if op.method == "POST":
+                args["body"] = request_json(scope)
             body = await op.handler(Context(services, op, args, key))
         except Exception as exc:
             return await send_error(scope, send, exc, headers)

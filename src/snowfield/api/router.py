@@ -16,6 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from snowfield.api.errors import send_error
 from snowfield.api.gate import Gate
+from snowfield.api.request_body import read_body
 from snowfield.api.responses import Endpoint
 from snowfield.api.routes import Resolved, RouteTable
 from snowfield.api.telemetry import Recorder
@@ -50,11 +51,11 @@ class Router:
         route = self.table.resolve(scope)
         status = 500
         try:
-            status = await self._answer(scope, send, route)
+            status = await self._answer(scope, receive, send, route)
         finally:
             self.recorder.record(route.label, scope["method"], status, started)
 
-    async def _answer(self, scope: Scope, send: Send, route: Resolved) -> int:
+    async def _answer(self, scope: Scope, receive: Receive, send: Send, route: Resolved) -> int:
         admission = await self.gate.admit(scope, route.weight)
         headers = admission.headers
         if admission.refusal is not None:
@@ -64,6 +65,11 @@ class Router:
         if not route.allowed:
             allow = (b"allow", ", ".join(sorted(route.methods)).encode())
             return await send_error(scope, send, HTTPException(405), [*headers, allow])
+        if scope["method"] == "POST":
+            try:
+                await read_body(scope, receive)
+            except HTTPException as exc:
+                return await send_error(scope, send, exc, headers)
         endpoint = self.endpoints[route.index]
         return await endpoint(scope, send, route.params, admission.key, headers)
 

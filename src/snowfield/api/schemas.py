@@ -226,6 +226,18 @@ _ERC721_TOKEN = {
 }
 
 COMPONENTS: dict[str, Schema] = {
+    "SignedMessage": obj({"signedMessage": S}),
+    "AggregateSignaturesRequest": obj(
+        {},
+        {
+            "message": S,
+            "justification": S,
+            "signingSubnetId": S,
+            "quorumPercentage": N,
+            "quorumPercentageBuffer": N,
+            "pChainHeight": N,
+        },
+    ),
     "Error": obj(
         {"message": {"oneOf": [S, array(S)]}, "statusCode": N, "error": S},
     ),

@@ -4,7 +4,8 @@ Public API: `SubnetToL1Conversion(id)`, `RegisterL1Validator(...)` (`.validation
 sha256 of its codec bytes), `L1ValidatorRegistration(validation_id, registered)`,
 `L1ValidatorWeight(validation_id, nonce, weight)`, `encode_message`/`decode_message` (version and
 type id included), and `SubnetToL1ConversionData` / `ValidatorData` with `conversion_id`
-(sha256 of the data's codec bytes, the id a SubnetToL1Conversion message carries).
+(sha256 of the data's codec bytes, the id a SubnetToL1Conversion message carries), and
+`conversion_id_of(tx)` for a ConvertSubnetToL1Tx.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import ClassVar, Self
 
 from snowfield.formats.codec import Packer, Unpacker
 from snowfield.formats.ids import ID
-from snowfield.formats.platform.l1_txs import PChainOwner
+from snowfield.formats.platform.l1_txs import ConvertSubnetToL1Tx, PChainOwner
 from snowfield.formats.platform.signer import BLS_PUBLIC_KEY_LEN
 from snowfield.formats.registry import (
     Encodable,
@@ -166,3 +167,9 @@ class SubnetToL1ConversionData(TopLevel):
     @property
     def conversion_id(self) -> ID:
         return ID(hashlib.sha256(self.encode()).digest())
+
+
+def conversion_id_of(tx: ConvertSubnetToL1Tx) -> ID:
+    """The conversion id a ConvertSubnetToL1Tx commits to (what SubnetToL1Conversion carries)."""
+    data = tuple(ValidatorData(v.node_id, v.signer.public_key, v.weight) for v in tx.validators)
+    return SubnetToL1ConversionData(tx.subnet_id, tx.chain_id, tx.address, data).conversion_id

@@ -32,7 +32,7 @@ from snowfield.formats.platform.l1_txs import (
 )
 from snowfield.formats.platform.secp256k1fx import OutputOwners, TransferOutput
 from snowfield.formats.platform.txs import Tx
-from snowfield.formats.warp.platform_messages import SubnetToL1ConversionData, ValidatorData
+from snowfield.formats.warp.platform_messages import conversion_id_of
 
 
 def owners(owner: PChainOwner) -> OutputOwners:
@@ -51,8 +51,7 @@ def _check_validators(tx: ConvertSubnetToL1Tx) -> None:
 
 
 def conversion_id(tx: ConvertSubnetToL1Tx) -> ID:
-    data = tuple(ValidatorData(v.node_id, v.signer.public_key, v.weight) for v in tx.validators)
-    return SubnetToL1ConversionData(tx.subnet_id, tx.chain_id, tx.address, data).conversion_id
+    return conversion_id_of(tx)
 
 
 @executes(ConvertSubnetToL1Tx)
