@@ -412,6 +412,42 @@ async def _run_index(settings: Any) -> None:
     log.info("indexer stopped at block %d", indexer.stats.height)
 
 
+@app.command()
+def aggregator(
+    host: Annotated[str, _opt("host", "aggregator")] = "127.0.0.1",
+    port: Annotated[int, _opt("port", "aggregator")] = 8082,
+    node_url: Annotated[str, _opt("node-url", "aggregator")] = "http://127.0.0.1:9650",
+    deadline: Annotated[float, _opt("deadline", "aggregator", min=0.1, max=600)] = 20.0,
+    log_level: Annotated[str, _opt("log-level", "aggregator")] = "info",
+    log_format: Annotated[str, _opt("log-format", "aggregator")] = "text",
+) -> None:
+    """Serve a Warp signature aggregator with the real aggregator's HTTP API (icm-services'
+    /aggregate-signatures), asking a node's validators over the peer-to-peer network."""
+    from snowfield.config import AggregatorSettings
+
+    settings = AggregatorSettings(**{k: v for k, v in locals().items()})
+    _run_service(settings, _run_aggregator)
+
+
+async def _run_aggregator(settings: Any) -> None:
+    from snowfield.aggregator.service import AggregatorService
+    from snowfield.api.aggregator_app import create_aggregator_app
+
+    service = AggregatorService(settings.node_url, deadline=settings.deadline)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_aggregator_app(service),
+            host=settings.host,
+            port=settings.port,
+            log_level="warning",
+            lifespan="on",
+        )
+    )
+    base = f"http://{settings.host}:{settings.port}"
+    console.print(f"Aggregator: {base}/aggregate-signatures  (node {settings.node_url})")
+    await server.serve()
+
+
 @app.command("index-primary")
 def index_primary(
     node: Annotated[str, _opt("node", "index-primary")] = "http://127.0.0.1:9650",

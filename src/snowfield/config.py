@@ -357,6 +357,48 @@ SETTINGS: tuple[Setting, ...] = (
         "serve",
         "SNOWFIELD_LOG_FORMAT",
     ),
+    Setting(
+        "host",
+        "127.0.0.1",
+        "Address the aggregator's HTTP API listens on.",
+        "aggregator",
+        "SNOWFIELD_AGGREGATOR_HOST",
+    ),
+    Setting(
+        "port",
+        8082,
+        "Port of the aggregator's HTTP API (/aggregate-signatures, /health, /metrics).",
+        "aggregator",
+        "SNOWFIELD_AGGREGATOR_PORT",
+    ),
+    Setting(
+        "node-url",
+        "http://127.0.0.1:9650",
+        "Base URL of a node whose P-Chain API gives validator sets and whose info API gives the "
+        "peers to connect to.",
+        "aggregator",
+        "SNOWFIELD_AGGREGATOR_NODE_URL",
+    ),
+    Setting(
+        "deadline",
+        20.0,
+        "Seconds to collect signatures before failing (the real aggregator's window).",
+        "aggregator",
+    ),
+    Setting(
+        "log-level",
+        "info",
+        "Log level: debug, info, warn, error.",
+        "aggregator",
+        "SNOWFIELD_LOG_LEVEL",
+    ),
+    Setting(
+        "log-format",
+        "text",
+        "Log format: text or json (structured).",
+        "aggregator",
+        "SNOWFIELD_LOG_FORMAT",
+    ),
 )
 
 
@@ -514,10 +556,23 @@ class ServeSettings:
     log_format: str = "text"
 
 
+@dataclass(frozen=True, slots=True)
+class AggregatorSettings:
+    """Everything `snowfield aggregator` is told; defaults match the SETTINGS table."""
+
+    host: str = "127.0.0.1"
+    port: int = 8082
+    node_url: str = "http://127.0.0.1:9650"
+    deadline: float = 20.0
+    log_level: str = "info"
+    log_format: str = "text"
+
+
 # Which settings dataclass each service's rows of SETTINGS describe.
 SERVICES: dict[str, type] = {
     "devnet": NetworkSettings,
     "index": IndexSettings,
     "index-primary": PrimaryIndexSettings,
     "serve": ServeSettings,
+    "aggregator": AggregatorSettings,
 }
