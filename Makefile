@@ -36,6 +36,7 @@ bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run besi
 	$(BIN)/python bench/api.py
 	$(BIN)/python bench/pchain.py
 	$(BIN)/python bench/exchange.py
+	$(BIN)/python bench/aggregator.py
 	$(BIN)/python bench/primary_index.py
 	$(BIN)/python bench/primary_api.py
 

@@ -32,6 +32,7 @@ REQUEST_TIMEOUT = 5.0  # per round of requests
 CONNECT_WINDOW = 5.0  # the real aggregator's window to reach a threshold of connected stake
 DEADLINE = 20.0  # collection window (twice its app-request timeout)
 FIRST_BACKOFF = 0.1
+MAX_CACHED_SETS = 750  # the real aggregator's cache of heights
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,7 @@ class Aggregator:
         self.network = network
         self.requests_sent = 0
         self.invalid_signatures = 0
+        self._sets: dict[tuple[int, str], CanonicalValidatorSet] = {}
 
     async def aggregate(self, request: AggregationRequest) -> Message:
         quorum = request.quorum or DEFAULT_QUORUM
@@ -78,7 +80,7 @@ class Aggregator:
             unsigned.source_chain_id
         )
         height = request.p_chain_height or await self.platform.height()
-        validators = canonical_validator_set(await self.platform.validators_at(height, subnet))
+        validators = await self._validators(height, subnet)
         deadline = time.monotonic() + request.deadline
         await self._connect(validators, quorum, min(deadline, time.monotonic() + CONNECT_WINDOW))
         found = _Round(validators)
@@ -92,6 +94,18 @@ class Aggregator:
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 2.0)
         return _signed(unsigned, found)
+
+    async def _validators(self, height: int, subnet: str) -> CanonicalValidatorSet:
+        """The canonical set at a height, kept (a set at a height never changes, and parsing
+        its BLS keys is most of the cost of an aggregation over many validators)."""
+        key = (height, subnet)
+        found = self._sets.get(key)
+        if found is None:
+            found = canonical_validator_set(await self.platform.validators_at(height, subnet))
+            if len(self._sets) >= MAX_CACHED_SETS:
+                self._sets.pop(next(iter(self._sets)))
+            self._sets[key] = found
+        return found
 
     async def _connect(self, validators: CanonicalValidatorSet, quorum: int, until: float) -> None:
         wanted = [n for v in validators.validators for n in v.node_ids]

@@ -48,6 +48,8 @@ class PeerNetwork:
         (those in `wanted` at least) it is not connected to."""
         async with self._lock:
             for address in self._bootstrap:
+                if self._live_at(address):
+                    continue  # already learnt from it; its peers are known
                 host, _, port = address.rpartition(":")
                 peer = await self._dial(host, int(port))
                 if peer is not None:
@@ -57,6 +59,12 @@ class PeerNetwork:
             await asyncio.gather(
                 *(self._dial(*self._known[n]) for n in missing if n in self._known)
             )
+
+    def _live_at(self, address: str) -> bool:
+        host, _, port = address.rpartition(":")
+        return any(
+            self._known.get(n) == (host, int(port)) and self._live(n) for n in self._peers
+        )
 
     def _live(self, node_id: NodeID) -> bool:
         peer = self._peers.get(node_id)
