@@ -62,9 +62,7 @@ class PeerNetwork:
 
     def _live_at(self, address: str) -> bool:
         host, _, port = address.rpartition(":")
-        return any(
-            self._known.get(n) == (host, int(port)) and self._live(n) for n in self._peers
-        )
+        return any(self._known.get(n) == (host, int(port)) and self._live(n) for n in self._peers)
 
     def _live(self, node_id: NodeID) -> bool:
         peer = self._peers.get(node_id)

@@ -167,6 +167,9 @@ def create_l1(
     return L1Created(subnet.id, chain.id)
 
 
+WARP_CONFIG = {"blockTimestamp": 0, "quorumNumerator": 67, "requirePrimaryNetworkSigners": False}
+
+
 def devnet_l1_genesis(
     chain_id: int,
     funded: Sequence[bytes],
@@ -178,8 +181,11 @@ def devnet_l1_genesis(
 ) -> bytes:
     """The genesis `--l1 NAME` gives an L1 without a file: DEVNET_L1_FEES at the devnet's gas
     limit, `funded` holding `balance` wei each, dated `now` (a genesis at 0 would date block 0
-    in 1970). `precompiles`: every precompile active, the first funded account their admin."""
-    configs = precompile_genesis_configs(funded[0], funded[1:]) if precompiles else None
+    in 1970); Warp active (an L1's validator manager speaks to the P-Chain through it), as
+    avalanche-cli makes an L1. `precompiles`: every other precompile active, the first funded
+    account their admin."""
+    configs = precompile_genesis_configs(funded[0], funded[1:]) if precompiles else {}
+    configs = {**configs, "warpConfig": WARP_CONFIG}
     return genesis_json(
         chain_id,
         dict.fromkeys(funded, balance),

@@ -41,6 +41,8 @@ class PlatformState:
     subnets: dict[ID, Subnet] = field(default_factory=dict)
     blockchains: dict[ID, Blockchain] = field(default_factory=dict)
     l1_validators: dict[ID, L1Validator] = field(default_factory=dict)
+    # Validation ids registered once (a removed validator's id cannot come back).
+    used_validation_ids: set[ID] = field(default_factory=set)
     txs: dict[ID, TxRecord] = field(default_factory=dict)
     reward_utxos: dict[ID, list[UTXO]] = field(default_factory=dict)
     history_heights: list[int] = field(default_factory=list)

@@ -26,8 +26,6 @@ from snowfield.formats.platform.l1_txs import (
     DisableL1ValidatorTx,
     IncreaseL1ValidatorBalanceTx,
     PChainOwner,
-    RegisterL1ValidatorTx,
-    SetL1ValidatorWeightTx,
     initial_validation_id,
 )
 from snowfield.formats.platform.secp256k1fx import OutputOwners, TransferOutput
@@ -147,11 +145,3 @@ def disable(env: Env, tx: Tx) -> Effect:
         set_l1_validator(env.state, replace(current, balance=0))
 
     return apply
-
-
-@executes(RegisterL1ValidatorTx, SetL1ValidatorWeightTx)
-def needs_warp(env: Env, tx: Tx) -> Effect:
-    raise InvalidParams(
-        f"{type(tx.unsigned).__name__} needs a verified Warp message, which this node does not "
-        "verify yet"
-    )
