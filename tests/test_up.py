@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from eth_utils import keccak
 
 from snowfield.config import NetworkSettings
 from snowfield.crypto.keys import derive_keys
@@ -85,6 +86,25 @@ def _atomic_exports(port: int) -> int:
     return 0
 
 
+def _aggregates(node: int, api: int, subnets: list[dict[str, object]]) -> None:
+    """What a new user probes: the demo's Warp messages and its L1 conversion aggregate."""
+    topic = "0x" + keccak(b"SendWarpMessage(address,bytes32,bytes)").hex()
+    logs = httpx.post(
+        f"http://127.0.0.1:{node}/ext/bc/C/rpc",
+        json={"jsonrpc": "2.0", "id": 1, "method": "eth_getLogs",
+              "params": [{"fromBlock": "0x0", "topics": [topic]}]},
+        timeout=10,
+    ).json()["result"]  # fmt: skip
+    assert logs, "the demo sends Warp messages"
+    path = f"http://127.0.0.1:{api}/v1/signatureAggregator/fuji/aggregateSignatures"
+    signed = httpx.post(path, json={"message": logs[-1]["data"]}, timeout=60)
+    assert signed.status_code == 200, signed.text
+    conversions = [s["l1ConversionTransactionHash"] for s in subnets if s.get("isL1")]
+    assert conversions, "the demo L1's conversion is indexed"
+    by_tx = httpx.get(f"{path}/{conversions[0]}", timeout=60)
+    assert by_tx.status_code == 200, by_tx.text
+
+
 def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
     node, api, metrics = free_port(), free_port(), free_port()
     proc = subprocess.Popen(
@@ -152,6 +172,7 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
             "feeManagerConfig",
             "rewardManagerConfig",
             "txAllowListConfig",
+            "warpConfig",
         }
         changed = 0
         for _ in range(100):  # the fee manager's call follows the mint in the round
@@ -178,6 +199,7 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         assert config["rpc"].endswith(f"{node}/ext/bc/C/rpc")
         assert config["metricsApi"] == f"http://127.0.0.1:{metrics}"
         assert _atomic_exports(node) > 0  # the C-Chain atomic demo's C→P exports
+        _aggregates(node, api, primary["subnets"])
     finally:
         proc.send_signal(signal.SIGINT)
         out = proc.communicate(timeout=60)[0].decode(errors="replace")

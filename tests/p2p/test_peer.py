@@ -97,3 +97,29 @@ def test_signature_request_bytes() -> None:
     assert messages.unsigned_ip("127.0.0.1", 9651, 1) == bytes.fromhex(
         "00000000000000000000ffff7f00000125b30000000000000001"
     )
+
+
+@pytest.mark.parametrize(
+    ("data", "outcome"),
+    [  # avalanchego network/peer/msg_length_test.go's prefixes, then a message after one
+        (bytes([0xFF, 0xFF, 0xFF, 0xFF]), "exceeds"),
+        (bytes([0xFF, 0xFF]), "short"),
+        (bytes([0x00, 0x00, 0x00, 0x02, 0x62, 0x00]), "pong"),
+        (bytes([0x00, 0x00, 0x00, 0x01, 0x00]), "unparsable"),
+    ],
+)
+def test_length_prefixed_reads(data: bytes, outcome: str) -> None:
+    async def read() -> str:
+        reader = asyncio.StreamReader()
+        reader.feed_data(data)
+        reader.feed_eof()
+        try:
+            message = await messages.read_message(reader)
+        except ProtocolError as exc:
+            return "exceeds" if "exceeds" in str(exc) else "unparsable"
+        except asyncio.IncompleteReadError:
+            return "short"
+        return str(message.WhichOneof("message"))
+
+    assert asyncio.run(read()) == outcome
+    assert messages.frame(p2p_pb2.Message(pong=p2p_pb2.Pong())) == bytes([0, 0, 0, 2, 0x62, 0])

@@ -24,6 +24,9 @@ GAS_DEPLOY = 3_000_000
 GAS_CALL = 500_000
 
 
+WARP = "0x0200000000000000000000000000000000000005"  # the Warp precompile
+
+
 @dataclass
 class DemoReport:
     """What the demo deployed and sent, so tests can check the chain against it."""
@@ -236,6 +239,9 @@ class _Demo:
             "failed", a, c["Reverter"], call_data("alwaysRevert()"), gas=100_000, expect_ok=False
         )
         await self.tx("inner-revert", a, c["Reverter"], call_data("tryInner()"))
+        # A Warp message each round: something for the aggregator (operation 1) to sign.
+        payload = f"snowfield demo round {n}".encode()
+        await self.tx("warp", a, WARP, call_data("sendWarpMessage(bytes)", payload), gas=200_000)
         self.report.rounds += 1
 
 
