@@ -291,6 +291,16 @@ async def _atomic_demo(base: str, secret: bytes) -> None:
         log.warning("demo: the C-Chain atomic demo stopped: %s", exc)
 
 
+def _up_c_chain_id() -> str:
+    """The C-Chain id of the devnet `make up` starts (its genesis: the default settings)."""
+    from snowfield.crypto.keys import derive_keys
+    from snowfield.node.primary_genesis import primary_genesis
+
+    settings = NetworkSettings()
+    keys = derive_keys(settings.mnemonic, settings.accounts)
+    return primary_genesis(settings, [k.private_key for k in keys]).ids.c_chain
+
+
 def _tune_gc() -> None:
     """The node keeps every block in memory and allocates heavily per transaction; with the
     default thresholds, collections over the growing heap cost ~25% of a transaction
@@ -863,7 +873,6 @@ def up(
 ) -> None:
     """Start everything on this machine: devnet with demo traffic, indexer, data and metrics
     APIs."""
-    from snowfield.node.networks import network_ids
     from snowfield.supervisor import Child, supervise
 
     python = [sys.executable, "-m", "snowfield"]
@@ -903,7 +912,7 @@ def up(
                 "--ws",
                 f"ws://127.0.0.1:{node_port}/ext/bc/C/ws",
                 "--blockchain-id",
-                network_ids(12345).c_chain,
+                _up_c_chain_id(),
                 "--description",
                 "The local devnet's C-Chain",
                 "--poll-interval",

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from snowfield.indexer.identity import info_target, learn_blockchain_id
-from snowfield.node.networks import network_ids
 from snowfield.store import queries
 from snowfield.testing import free_port, open_database, serve_devnet
 
@@ -19,8 +18,8 @@ def test_info_target_of_avalanchego_paths_only() -> None:
 
 
 def test_blockchain_id_from_the_node_or_none(tmp_path: Path) -> None:
-    c_chain = network_ids(12345).c_chain
     with serve_devnet() as node:
+        c_chain = node.node.ids.c_chain
         assert asyncio.run(learn_blockchain_id(node.rpc)) == c_chain
         by_id = f"{node.base}/ext/bc/{c_chain}/rpc"
         assert asyncio.run(learn_blockchain_id(by_id)) == c_chain

@@ -59,7 +59,7 @@ def test_block_ids_belong_to_the_chain_not_the_index() -> None:
 
 def test_routes_come_from_the_registry() -> None:
     with serve_devnet() as node:
-        c_chain = network_ids(12345).c_chain
+        c_chain = node.node.ids.c_chain
         # avalanchego's names of the C-Chain: its aliases and id, and the /ext/{alias} forms.
         for prefix in ("bc/C", "bc/evm", f"bc/{c_chain}", "C", "evm"):
             reply = call(f"{node.base}/ext/{prefix}/rpc", "eth_chainId", [])

@@ -38,6 +38,9 @@ _LOCAL = NetworkIds(
 )
 
 
+POSED = frozenset(_KNOWN)  # the network ids the devnet poses as, with their well-known ids
+
+
 def network_ids(network_id: int) -> NetworkIds:
     known = _KNOWN.get(network_id)
     if known is not None:

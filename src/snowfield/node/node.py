@@ -49,13 +49,13 @@ from snowfield.node.methods.signing import signing_methods
 from snowfield.node.methods.simulate import simulate_methods
 from snowfield.node.methods.txpool import txpool_methods
 from snowfield.node.methods.web3net import web3_net_methods
-from snowfield.node.networks import network_ids
 from snowfield.node.platform_host import (
     PlatformHosting,
     PlatformRuntime,
     genesis_time,
     host_platform_chain,
 )
+from snowfield.node.primary_genesis import primary_genesis
 from snowfield.node.registry import (
     ChainRegistry,
     EvmRpc,
@@ -88,8 +88,10 @@ class Node:
     def __init__(self, settings: NetworkSettings, storage: NodeStorage) -> None:
         self.settings = settings
         self.work_dir = storage.data_dir
-        self.ids = network_ids(settings.network_id)
         self.dev_keys: list[DevKey] = derive_keys(settings.mnemonic, settings.accounts)
+        # The AVAX asset and the X and C ids come from the genesis (or the posed network's).
+        self.genesis = primary_genesis(settings, [k.private_key for k in self.dev_keys])
+        self.ids = self.genesis.ids
         storage.claim(
             {
                 "networkId": settings.network_id,
@@ -178,6 +180,7 @@ class Node:
         )
         return PlatformHosting(
             self.ids,
+            self.genesis.chains,
             keys,
             stakers,
             directory,
@@ -195,7 +198,7 @@ class Node:
         data_dir = self.storage.data_dir
         return XHosting(
             self.ids,
-            tuple(k.private_key for k in self.dev_keys),
+            self.genesis.x_genesis,
             self.storage.journal("X"),
             genesis_time(chain_dir(data_dir, "X") if data_dir else None),
             dag_vertices=self.settings.x_dag_vertices,

@@ -14,7 +14,7 @@ from typing import Any
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.evm.journal import Journal
 from snowfield.chains.platform.chain import PlatformChain, Uptime
-from snowfield.chains.platform.genesis import LocalStaker, local_config
+from snowfield.chains.platform.genesis import GenesisChain, LocalStaker, local_config
 from snowfield.chains.platform.records import Blockchain
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.crypto.staking import StakingIdentity
@@ -41,6 +41,7 @@ class PlatformHosting:
     """What hosting the P-Chain takes from the node."""
 
     ids: NetworkIds
+    chains: tuple[GenesisChain, ...]  # the genesis CreateChainTxs (X, C); none when posing
     funded_keys: tuple[bytes, ...]  # secp256k1 secrets whose P addresses the genesis funds
     stakers: tuple[LocalStaker, ...]  # the node's validators, staking from genesis
     directory: Path | None  # the genesis time persists here; None: memory
@@ -181,11 +182,12 @@ def host_platform_chain(
         ID.from_string(ids.avax_asset),
         genesis_time(directory),
         hosting.stakers,
-        (),  # the X and C ids come from the network's table, not from genesis CreateChainTxs
+        hosting.chains,
         dev_addresses=p_addresses(hosting.funded_keys),
     )
     chain = PlatformChain.from_genesis(config, shared_memory)
-    _add_network_chains(chain, ids)
+    if not hosting.chains:  # posing as a known network: its X and C under their known ids
+        _add_network_chains(chain, ids)
     if hosting.uptime is not None:
         chain.observed_uptime = hosting.uptime
     runtime = PlatformRuntime(chain, hosting.journal, hosting.clock, hosting.proposer)
@@ -214,8 +216,8 @@ def host_platform_chain(
 
 
 def _add_network_chains(chain: PlatformChain, ids: NetworkIds) -> None:
-    """X and C as primary-network chains of the state under the network's known ids, so that
-    atomic txs to and from them verify (until the genesis creates them with CreateChainTxs)."""
+    """X and C as primary-network chains of the state under the posed network's ids, so that
+    atomic txs to and from them verify."""
     for name, blockchain_id, vm in (
         ("C-Chain", ids.c_chain, EVM_VM),
         ("X-Chain", ids.x_chain, AVM_VM),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -14,14 +14,12 @@ from typing import Any
 from snowfield.chains.atomic import SharedMemory
 from snowfield.chains.evm.journal import Journal
 from snowfield.chains.exchange.chain import BLOCK, VERTEX, Accepted, ExchangeChain
-from snowfield.chains.exchange.genesis import Allocation, genesis_state
+from snowfield.chains.exchange.genesis import genesis_state
 from snowfield.chains.exchange.state import ExchangeConfig
-from snowfield.crypto.keys import EWOQ_KEY
-from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.crypto.staking import StakingIdentity
 from snowfield.errors import InvalidParams
 from snowfield.formats.exchange.txs import Tx
-from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
+from snowfield.formats.ids import ID, P_CHAIN_ID
 from snowfield.formats.proposervm import ProposerBlock, StatelessBlock, signing_header
 from snowfield.node.containers import Container, ContainerList
 from snowfield.node.index import BlockIndex, IndexState
@@ -31,7 +29,6 @@ from snowfield.node.registry import GorillaService, HostedChain, Vm
 from snowfield.rpc.service import ServiceDispatcher
 
 AVM_VM = Vm("jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq", "avm")
-X_GENESIS_AVAX = 300_000_000 * 10**9  # nAVAX per funded key, as the local genesis gives ewoq
 Proposer = Callable[[int], StakingIdentity | None]
 _RECORD = struct.Struct(">cQ")  # kind (V vertex, B block container), accepted unix ns
 
@@ -41,7 +38,7 @@ class XHosting:
     """What hosting the X-Chain takes from the node."""
 
     ids: NetworkIds
-    funded_keys: tuple[bytes, ...]
+    genesis: Tx  # the AVAX CreateAssetTx
     journal: Journal
     genesis_time: int
     dag_vertices: int = 0
@@ -156,12 +153,6 @@ class XRuntime:
         return self.chain.state.config.chain_id
 
 
-def x_allocations(secrets: Sequence[bytes]) -> list[Allocation]:
-    """ewoq (as in avalanchego's local genesis) and each dev key."""
-    keys = dict.fromkeys((EWOQ_KEY, *secrets))
-    return [Allocation(ShortID.from_public_key(public_key_of(s)), X_GENESIS_AVAX) for s in keys]
-
-
 def host_x_chain(hosting: XHosting, shared_memory: SharedMemory) -> HostedChain:
     """The X-Chain, answering at /ext/bc/{X,avm,<id>} and /ext/{X,avm}."""
     ids = hosting.ids
@@ -169,7 +160,7 @@ def host_x_chain(hosting: XHosting, shared_memory: SharedMemory) -> HostedChain:
         ids.network_id, ID.from_string(ids.x_chain), ID.from_string(ids.avax_asset)
     )
     peers = (P_CHAIN_ID, ID.from_string(ids.c_chain))
-    state = genesis_state(config, x_allocations(hosting.funded_keys), peers)
+    state = genesis_state(config, hosting.genesis, peers)
     chain = ExchangeChain(state, shared_memory, hosting.genesis_time, hosting.dag_vertices)
     runtime = XRuntime(chain, hosting)
     indexes = _indexes(runtime, hosting)

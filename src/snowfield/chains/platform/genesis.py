@@ -7,7 +7,8 @@ supply), and the primary network's chains (X, C) are recorded by their CreateCha
 ids are the blockchain ids. The AVAX asset id is an input (it comes from the X-Chain genesis).
 
 Public API: `Allocation`, `InitialStaker`, `GenesisChain`, `GenesisConfig`, `build_state`,
-`genesis_block`, `local_config` (+ `LocalStaker`), `AVM_ID`, `EVM_ID`, `X_FX_IDS`,
+`genesis_block`, `genesis_chain_tx`, `local_config` (+ `LocalStaker`), `AVM_ID`, `EVM_ID`,
+`X_FX_IDS`,
 `EWOQ_ADDRESS`.
 """
 
@@ -130,8 +131,13 @@ def staker_tx(config: GenesisConfig, staker: InitialStaker, end: int) -> Tx:
 
 
 def chain_tx(config: GenesisConfig, chain: GenesisChain) -> Tx:
+    return genesis_chain_tx(config.network_id, chain)
+
+
+def genesis_chain_tx(network_id: int, chain: GenesisChain) -> Tx:
+    """The genesis CreateChainTx of `chain`; its id is the chain's blockchain id."""
     unsigned = CreateChainTx(
-        _empty_base(config),
+        BaseTxFields(network_id, P_CHAIN_ID, (), ()),
         PRIMARY_NETWORK_ID,
         chain.name,
         chain.vm_id,
