@@ -9,7 +9,7 @@ capacity holds (the real limit of the P-Chain); between rounds the network clock
 (evm_increaseTime, untimed) so capacity refills and the price stays at its minimum. Loopback
 only; counts and time bounded.
 
-    python bench/pchain.py [--rounds 5] [--base-txs 150] [--delegator-txs 100] [--clients 4]
+    python bench/pchain.py [--rounds 5] [--base-txs 150] [--delegator-txs 100] [--clients 8]
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--base-txs", type=int, default=150, help="per round (<= ~190)")
     parser.add_argument("--delegator-txs", type=int, default=100, help="per round (<= ~120)")
-    parser.add_argument("--clients", type=int, default=4, help="concurrent connections")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent connections")
     args = parser.parse_args()
     clients = max(1, args.clients)
     with devnet() as base:

@@ -120,6 +120,9 @@ def test_operation_2_from_a_conversion(running: tuple[RunningNode, httpx.Client]
     assert len(check(node, signed)) >= 4
     _error(api.get(f"{PATH}/2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"), 404, "not found")
     (create_chain,) = [
-        r.tx for r in platform.state.txs.values() if isinstance(r.tx.unsigned, CreateChainTx)
+        r.tx
+        for r in platform.state.txs.values()
+        if isinstance(r.tx.unsigned, CreateChainTx)
+        and r.tx.unsigned.subnet_id == conversion.unsigned.subnet_id
     ]
     _error(api.get(f"{PATH}/{create_chain.id}"), 400, "carries no L1 warp message")

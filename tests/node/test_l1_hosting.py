@@ -68,6 +68,8 @@ def issue_chain(node: RunningNode, name: str, data: bytes) -> str:
     p_url = node.base + "/ext/bc/P"
     subnet = wallet.build(lambda base: CreateSubnetTx(base, wallet.owner))
     call(p_url, "platform.issueTx", {"tx": encode_hex(subnet.encode()), "encoding": "hex"})
+    # its block is built before the node reads the next request: the wallet sees its change
+    assert call(p_url, "platform.getTxStatus", {"txID": str(subnet.id)})["status"] == "Committed"
     vm = ID.from_string(CUSTOM_EVM_VM.id)
     chain = wallet.build(lambda b: CreateChainTx(b, subnet.id, name, vm, (), data, Input((0,))))
     call(p_url, "platform.issueTx", {"tx": encode_hex(chain.encode()), "encoding": "hex"})

@@ -96,13 +96,14 @@ class PlatformBlocks:
                 certificate=proposer.certificate_der if proposer else b"",
             )
             wrapper = unsigned
+            container_id = unsigned.id
             if proposer is not None:
                 # The signature covers a header naming the id, and the id excludes the
                 # signature, so signing does not change the id.
-                header = signing_header(P_CHAIN_ID, parent, unsigned.id)
+                header = signing_header(P_CHAIN_ID, parent, container_id)
                 wrapper = replace(unsigned, signature=proposer.sign(header))
         return PContainer(
-            wrapper.id,
+            container_id if not _is_option(block) else wrapper.id,
             block.id,
             block.height,
             block.time,

@@ -80,6 +80,7 @@ class PlatformRuntime:
         self.blocks = PlatformBlocks(state.last_block_id, state.genesis_block, state.timestamp)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.Task[None] | None = None
+        self._scheduled = False
         for record in journal.records():
             self._replay(record)
         # Told of each blockchain a CreateChainTx adds once its block is accepted (the node
@@ -149,9 +150,21 @@ class PlatformRuntime:
                     listener(blockchain)
 
     def issue(self, tx: Tx) -> ID:
+        """Queues a verified tx; its block is built at once (before the server reads the next
+        request), with every tx issued in the same loop turn: concurrent clients share blocks,
+        as a real P-Chain's mempool fills one block with several txs."""
         tx_id = self.chain.issue_tx(tx, self.now())
-        self.advance()
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self.advance()
+        elif not self._scheduled:
+            self._scheduled = True
+            loop.call_soon_threadsafe(self._scheduled_advance)
         return tx_id
+
+    def _scheduled_advance(self) -> None:
+        self._scheduled = False
+        self.advance()
 
 
 def genesis_time(directory: Path | None) -> int:

@@ -9,7 +9,7 @@ Importing this module registers every tx type of the platformvm codec.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Self
 
 from snowfield.formats.codec import Packer, Unpacker
@@ -58,6 +58,8 @@ class Tx(TopLevel):
     raw: bytes = field(default=b"", compare=False, repr=False, kw_only=True)
     # How many bytes of the encoding (after the version) the unsigned tx took, when decoded.
     unsigned_size: int = field(default=0, compare=False, repr=False, kw_only=True)
+    # The id, computed once: verification, blocks, the index and the API all ask for it.
+    cached_id: ID | None = field(default=None, compare=False, repr=False, kw_only=True)
 
     def encode(self) -> bytes:
         return self.raw or encode_top(self.pack, max_size=self.max_size)
@@ -65,7 +67,9 @@ class Tx(TopLevel):
     @classmethod
     def decode(cls, data: bytes) -> Self:
         """Parse signed tx bytes; InvalidParams on truncated, trailing, unknown or invalid input."""
-        return replace(decode_top(data, cls.unpack, max_size=cls.max_size), raw=bytes(data))
+        tx = decode_top(data, cls.unpack, max_size=cls.max_size)
+        object.__setattr__(tx, "raw", bytes(data))  # its own bytes, read once: frozen otherwise
+        return tx
 
     def pack(self, packer: Packer) -> None:
         if self.raw:  # a received tx inside a block: its bytes as read, without the version
@@ -91,4 +95,7 @@ class Tx(TopLevel):
     @property
     def id(self) -> ID:
         """The tx id: sha256 of the signed bytes, version included."""
-        return ID(hashlib.sha256(self.encode()).digest())
+        if self.cached_id is None:  # frozen, but the id is a pure function of the fields
+            object.__setattr__(self, "cached_id", ID(hashlib.sha256(self.encode()).digest()))
+        assert self.cached_id is not None
+        return self.cached_id
