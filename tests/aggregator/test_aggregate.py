@@ -1,6 +1,6 @@
 """The aggregator against a devnet over the real peer protocol: a Warp message sent on the
 C-Chain is signed by the validators (ACP-118), aggregated to quorum and verifies; faults (silent,
-slow, lying, disconnected) at 20% of the weight still reach quorum 67 without a lying signature;
+slow, lying, disconnected) at 25% of the weight still reach quorum 67 without a lying signature;
 below quorum the real aggregator's error comes within the deadline."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ PAYLOAD = b"hello, validators"
 
 @pytest.fixture(scope="module")
 def devnet() -> Iterator[RunningNode]:
-    with serve_devnet(validators=5) as node:
+    with serve_devnet(validators=4) as node:  # equal weights: one validator is 25%
         yield node
 
 
@@ -86,11 +86,11 @@ def test_a_c_chain_message_is_aggregated_and_verifies(devnet: RunningNode) -> No
     unsigned = send_warp(devnet)
     signed, aggregator = asyncio.run(aggregate(devnet, AggregationRequest(unsigned)))
     assert signed.unsigned == unsigned
-    assert len(check(devnet, signed)) >= 4  # quorum 67 of 5 equal validators
+    assert len(check(devnet, signed)) >= 3  # quorum 67 of 4 equal validators
     assert aggregator.invalid_signatures == 0
     # quorum 100 needs every validator
     signed, _ = asyncio.run(aggregate(devnet, AggregationRequest(unsigned, quorum=100)))
-    assert check(devnet, signed, 100) == [0, 1, 2, 3, 4]
+    assert check(devnet, signed, 100) == [0, 1, 2, 3]
 
 
 def test_an_unseen_message_is_refused(devnet: RunningNode) -> None:
@@ -104,7 +104,7 @@ def test_an_unseen_message_is_refused(devnet: RunningNode) -> None:
 
 
 @pytest.mark.parametrize("fault", ["silent", "slow", "lying", "disconnected"])
-def test_faults_at_a_fifth_of_the_weight(devnet: RunningNode, fault: str) -> None:
+def test_faults_at_a_quarter_of_the_weight(devnet: RunningNode, fault: str) -> None:
     unsigned = send_warp(devnet, PAYLOAD + fault.encode())
     set_fault(devnet, 2, fault, delay_ms=300)
     try:
@@ -114,7 +114,7 @@ def test_faults_at_a_fifth_of_the_weight(devnet: RunningNode, fault: str) -> Non
     finally:
         set_fault(devnet, 2, "none")
     signers = check(devnet, signed)
-    assert len(signers) >= 4
+    assert len(signers) == 3  # the three others: 75% >= 67%
     if fault == "lying":
         # the liar's signature is never in the aggregate (it would not verify)
         liar = devnet.node.validators.validators[2].signer.public_key().to_bytes()
