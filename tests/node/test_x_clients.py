@@ -198,3 +198,22 @@ def test_avalanchejs_creates_an_asset_and_reads_nft_txs() -> None:
             )
         )
         assert isinstance(created.unsigned, CreateAssetTx)
+
+
+def test_avalanche_sdk_x_base_tx_on_the_local_network_id() -> None:
+    """With network id 12345 the SDK's X BaseTx works too (its cross-chain builders do not)."""
+    recipient = format_address("X", "local", hashlib.sha256(b"sdk-local").digest()[:20])
+    with serve_devnet() as node:
+        args = {"recipient": recipient, "amount": str(AMOUNT), "baseOnly": True, "hrp": "local"}
+        out = run_node_script(
+            SDK_SCRIPT,
+            node.base,
+            "0x" + EWOQ_KEY.hex(),
+            json.dumps(args),
+            packages=("@avalanche-sdk/client", "@avalabs/avalanchejs"),
+        )
+        result = json.loads(out.strip().splitlines()[-1])
+        assert result["recipient"] == str(AMOUNT)
+        tx_id = result["txs"]["xBase"]
+        reply = service(f"{node.base}/ext/bc/X", "avm.getTxStatus", {"txID": tx_id})
+        assert reply["result"] == {"status": "Accepted"}

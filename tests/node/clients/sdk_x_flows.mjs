@@ -12,8 +12,9 @@ const account = privateKeyToAvalancheAccount(keyHex);
 const chain = { ...avalancheLocal, rpcUrls: { default: { http: [`${url}/ext/bc/C/rpc`] } } };
 const wallet = createAvalancheWalletClient({ account, chain, transport: { type: 'http' } });
 const x = wallet.xChain;
-const meX = account.getXPAddress('X', 'fuji');
-const meP = account.getXPAddress('P', 'fuji');
+const hrp = args.hrp ?? 'fuji';
+const meX = account.getXPAddress('X', hrp);
+const meP = account.getXPAddress('P', hrp);
 const eth = account.getEVMAddress();
 const amount = BigInt(args.amount);
 const out = { txs: {} };
@@ -26,6 +27,11 @@ async function send(name, prepared, chainAlias) {
 await send('xBase', await x.prepareBaseTxn({
   outputs: [{ addresses: [args.recipient], amount }],
 }), 'X');
+if (args.baseOnly) {  // the local network id: the SDK's cross-chain builders refuse it
+  out.recipient = (await x.getBalance({ address: args.recipient, assetID: 'AVAX' })).balance;
+  console.log(JSON.stringify(out, (k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  process.exit(0);
+}
 await send('xExportP', await x.prepareExportTxn({
   destinationChain: 'P', exportedOutputs: [{ addresses: [meP], amount }],
 }), 'X');
