@@ -50,10 +50,16 @@ def _call(url: str, method: str, params: Any = None) -> Any:
 
 
 def _issue(devnet: RunningNode, tx: Tx) -> str:
+    """Issues over the API, then waits for the block: the in-process wallet reads the chain's
+    state, which the node updates just after it answers (before it reads the next request)."""
     from snowfield.formats.hexcheck import encode_hex
 
-    got = _call(devnet.base + "/ext/bc/P", "platform.issueTx", {"tx": encode_hex(tx.encode())})
-    return str(got["txID"])
+    url = devnet.base + "/ext/bc/P"
+    tx_id = str(_call(url, "platform.issueTx", {"tx": encode_hex(tx.encode())})["txID"])
+    for _ in range(500):
+        if _call(url, "platform.getTxStatus", {"txID": tx_id})["status"] != "Processing":
+            break
+    return tx_id
 
 
 def _chain(devnet: RunningNode) -> PlatformChain:

@@ -9,16 +9,14 @@ import sys
 import time
 from pathlib import Path
 
-from snowfield.formats.hexcheck import encode_hex
 from snowfield.formats.platform.components import TransferableOutput
 from snowfield.formats.platform.secp256k1fx import TransferOutput
 from snowfield.formats.platform.transfer_txs import BaseTx
 from snowfield.store.database import Database
 from snowfield.store.dump import PRIMARY, dump
 from snowfield.testing import open_database, serve_devnet
-from tests.api.test_primary_network import _wallet
+from tests.api.test_primary_network import _issue, _wallet
 from tests.chains.platform.wallet import KEY2, owner
-from tests.node.test_node_apis import service
 
 BLOCKS = 30
 
@@ -59,10 +57,7 @@ def test_kill_9_and_restart_give_the_rows_of_an_uninterrupted_run(tmp_path: Path
         for i in range(BLOCKS):
             out = TransferableOutput(wallet.asset_id, TransferOutput(1_000 + i, owner(KEY2)))
             tx = wallet.build(lambda base: BaseTx(base), 1_000 + i, outputs=[out])
-            reply = service(
-                devnet.base + "/ext/bc/P", "platform.issueTx", {"tx": encode_hex(tx.encode())}
-            )
-            assert "error" not in reply, reply
+            _issue(devnet, tx)
         reference = tmp_path / "reference.db"
         assert subprocess.run(command(devnet.base, reference), timeout=120).returncode == 0
         with open_database(str(reference)) as db:

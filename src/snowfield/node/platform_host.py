@@ -80,7 +80,7 @@ class PlatformRuntime:
         self.blocks = PlatformBlocks(state.last_block_id, state.genesis_block, state.timestamp)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.Task[None] | None = None
-        self._scheduled = False
+        self._pending: asyncio.Future[None] | None = None
         for record in journal.records():
             self._replay(record)
         # Told of each blockchain a CreateChainTx adds once its block is accepted (the node
@@ -150,21 +150,37 @@ class PlatformRuntime:
                     listener(blockchain)
 
     def issue(self, tx: Tx) -> ID:
-        """Queues a verified tx; its block is built at once (before the server reads the next
-        request), with every tx issued in the same loop turn: concurrent clients share blocks,
-        as a real P-Chain's mempool fills one block with several txs."""
+        """Verifies a tx and builds its block at once (callers off the event loop: the boot)."""
         tx_id = self.chain.issue_tx(tx, self.now())
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            self.advance()
-        elif not self._scheduled:
-            self._scheduled = True
-            loop.call_soon_threadsafe(self._scheduled_advance)
+        self.advance()
         return tx_id
 
-    def _scheduled_advance(self) -> None:
-        self._scheduled = False
-        self.advance()
+    async def issue_in_block(self, tx: Tx) -> ID:
+        """Verifies a tx and answers once its block is accepted. The block is built in the next
+        loop turn with every tx issued in this one: concurrent clients share blocks, as a real
+        P-Chain's mempool fills one block with several txs, and each reply still follows the
+        acceptance (a client reads `Committed`, and the state, at once)."""
+        tx_id = self.chain.issue_tx(tx, self.now())
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self.advance()
+            return tx_id
+        if self._pending is None:
+            self._pending = loop.create_future()
+            loop.call_soon(self._build_pending)
+        await asyncio.shield(self._pending)
+        return tx_id
+
+    def _build_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        try:
+            self.advance()
+        except Exception as exc:  # every waiting issuer learns it; the node goes on
+            if pending is not None:
+                pending.set_exception(exc)
+            return
+        if pending is not None:
+            pending.set_result(None)
 
 
 def genesis_time(directory: Path | None) -> int:

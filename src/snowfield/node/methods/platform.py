@@ -108,7 +108,7 @@ class PlatformService:
                 raise InvalidParams(f"problem parsing source chainID {name!r}") from None
         return ID.from_string(blockchain_id)
 
-    def issue_tx(self, raw: dict[str, Any]) -> dict[str, str]:
+    async def issue_tx(self, raw: dict[str, Any]) -> dict[str, str]:
         # avalanchego's three stages and their wrappings (platformvm/service.go IssueTx)
         params = Params(raw)
         encoding = parse_encoding(params.get("encoding"))
@@ -121,7 +121,7 @@ class PlatformService:
         except InvalidParams as err:
             raise InvalidParams(f"couldn't parse tx: {err.message}") from None
         try:
-            return {"txID": str(self.runtime.issue(tx))}
+            return {"txID": str(await self.runtime.issue_in_block(tx))}
         except (InvalidParams, Conflict) as err:
             raise type(err)(f"couldn't issue tx: {err.message}") from None
 
