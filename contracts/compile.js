@@ -37,6 +37,7 @@ fs.mkdirSync(outDir, { recursive: true });
 let count = 0;
 for (const file of Object.keys(sources)) {
   for (const [name, contract] of Object.entries(output.contracts[file])) {
+    if (!contract.evm.bytecode.object) continue;  // an interface: nothing to deploy
     const artifact = {
       abi: contract.abi,
       bytecode: "0x" + contract.evm.bytecode.object,

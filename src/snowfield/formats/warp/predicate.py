@@ -3,7 +3,9 @@ and the block's predicate results as the header's Extra carries them.
 
 Public API: `pack_predicate(data)` → 32-byte chunks (the bytes, a 0xff delimiter, zero padding
 to a multiple of 32), `unpack_predicate(chunks)` (InvalidParams with avalanchego's wording),
-`encode_results(results)` / `decode_results(data)` for `{tx hash: {address: failed indices}}`
+`warp_access_list(signed)` (the access list that carries a signed Warp message to the Warp
+precompile), `encode_results(results)` / `decode_results(data)` for
+`{tx hash: {address: failed indices}}`
 (codec v0, maps sorted by key, each bitset as big-endian big-integer bytes).
 """
 
@@ -76,3 +78,12 @@ def decode_results(data: bytes) -> dict[bytes, dict[bytes, frozenset[int]]]:
         out[tx_hash] = by_address
     reader.finish()
     return out
+
+
+WARP_PRECOMPILE = "0x0200000000000000000000000000000000000005"
+
+
+def warp_access_list(signed: bytes) -> list[dict[str, object]]:
+    """A transaction's access list delivering `signed` (a signed Warp message) as predicate 0."""
+    keys = ["0x" + chunk.hex() for chunk in pack_predicate(signed)]
+    return [{"address": WARP_PRECOMPILE, "storageKeys": keys}]
