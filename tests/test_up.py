@@ -50,8 +50,8 @@ DEV = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 MINTER = "0x0200000000000000000000000000000000000001"
 
 
-def _rpc(url: str, method: str) -> Any:
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": []}
+def _rpc(url: str, method: str, *params: Any) -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
     return httpx.post(url, json=body, timeout=10).json()["result"]
 
 
@@ -84,6 +84,17 @@ def _atomic_exports(port: int) -> int:
             return int(reply["result"]["numFetched"])
         time.sleep(0.5)
     return 0
+
+
+def _icm_executed(rpc: str, deadline: float) -> bool:
+    """MessageExecuted on the demo L1: an ICM message from the C-Chain was relayed and run."""
+    topic = "0x" + keccak(b"MessageExecuted(bytes32,bytes32)").hex()
+    while time.monotonic() < deadline:
+        logs = _rpc(rpc, "eth_getLogs", {"fromBlock": "0x0", "topics": [topic]})
+        if logs:
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def _aggregates(node: int, api: int, subnets: list[dict[str, object]]) -> None:
@@ -200,6 +211,9 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         assert config["metricsApi"] == f"http://127.0.0.1:{metrics}"
         assert _atomic_exports(node) > 0  # the C-Chain atomic demo's C→P exports
         _aggregates(node, api, primary["subnets"])
+        # the ICM demo starts after the P-Chain demo: its own bounded wait
+        icm_deadline = time.monotonic() + 90
+        assert _icm_executed(l1_rpc, icm_deadline), "the relayer delivers the demo's ICM messages"
     finally:
         proc.send_signal(signal.SIGINT)
         out = proc.communicate(timeout=60)[0].decode(errors="replace")

@@ -30,6 +30,9 @@ log = logging.getLogger("snowfield.cli")
 _HELP = {(s.service, s.name): s for s in SETTINGS}
 # `make up` crosses the X-Chain's linearization within its first minute of demo traffic.
 UP_X_DAG_VERTICES = 6
+# Dev keys of `make up`'s ICM traffic: the relayer pays delivery gas with one, the demo sends
+# with the other (neither is used on the EVM chains by another demo).
+ICM_RELAYER_KEY, ICM_DEMO_KEY = 4, 5
 
 
 @app.callback()
@@ -248,6 +251,9 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
     # X-Chain traffic from keys the EVM demo (0-2) and the P-Chain demo (the last) leave alone.
     if len(node.dev_keys) > 5:
         side_tasks.append(asyncio.create_task(_x_demo(base, keys[3:-1])))
+    # Cross-chain (ICM) messages between the C-Chain and the L1s, from key 5 (key 4 relays).
+    if len(node.dev_keys) > 6 and len(labels) > 1:
+        side_tasks.append(asyncio.create_task(_icm_demo(base, labels, keys[ICM_DEMO_KEY])))
     try:
         async with asyncio.TaskGroup() as group:
             for label in labels:
@@ -255,6 +261,32 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
     finally:
         for task in side_tasks:
             task.cancel()
+
+
+async def _icm_demo(base: str, labels: list[str], secret: bytes) -> None:
+    from snowfield.errors import SnowfieldError
+    from snowfield.workload.icm_demo import run_icm_demo
+
+    chains = {(await _blockchain_id(base, label)): f"{base}/ext/bc/{label}/rpc" for label in labels}
+    try:
+        await run_icm_demo(
+            chains,
+            secret,
+            rounds=None,
+            interval=4.0,
+            stop=None,
+            log=lambda line: log.info("demo: %s", line),
+        )
+    except (SnowfieldError, RuntimeError, OSError) as exc:
+        log.warning("demo: the ICM demo stopped: %s", exc)
+
+
+async def _blockchain_id(base: str, label: str) -> str:
+    from snowfield.rpc.client import RpcClient
+
+    async with RpcClient(f"{base}/ext/info") as info:
+        reply = await info.call_object("info.getBlockchainID", {"alias": label})
+    return str(reply["blockchainID"])
 
 
 async def _x_demo(base: str, secrets: list[bytes]) -> None:
@@ -289,6 +321,14 @@ async def _atomic_demo(base: str, secret: bytes) -> None:
         )
     except (SnowfieldError, OSError) as exc:
         log.warning("demo: the C-Chain atomic demo stopped: %s", exc)
+
+
+def _up_key(index: int) -> str:
+    """A dev key of the devnet `make up` starts, as hex."""
+    from snowfield.crypto.keys import derive_keys
+
+    settings = NetworkSettings()
+    return "0x" + derive_keys(settings.mnemonic, settings.accounts)[index].private_key.hex()
 
 
 def _up_c_chain_id() -> str:
@@ -433,9 +473,10 @@ def aggregator(
 ) -> None:
     """Serve a Warp signature aggregator with the real aggregator's HTTP API (icm-services'
     /aggregate-signatures), asking a node's validators over the peer-to-peer network."""
+    values = dict(locals())
     from snowfield.config import AggregatorSettings
 
-    settings = AggregatorSettings(**{k: v for k, v in locals().items()})
+    settings = AggregatorSettings(**values)
     _run_service(settings, _run_aggregator)
 
 
@@ -456,6 +497,49 @@ async def _run_aggregator(settings: Any) -> None:
     base = f"http://{settings.host}:{settings.port}"
     console.print(f"Aggregator: {base}/aggregate-signatures  (node {settings.node_url})")
     await server.serve()
+
+
+@app.command()
+def relayer(
+    node_url: Annotated[str, _opt("node-url", "relayer")] = "http://127.0.0.1:9650",
+    key: Annotated[str | None, _opt("key", "relayer")] = None,
+    reward_address: Annotated[str | None, _opt("reward-address", "relayer")] = None,
+    state_file: Annotated[str, _opt("state-file", "relayer")] = "data/relayer.json",
+    interval: Annotated[float, _opt("interval", "relayer", min=0.05)] = 1.0,
+    log_level: Annotated[str, _opt("log-level", "relayer")] = "info",
+    log_format: Annotated[str, _opt("log-format", "relayer")] = "text",
+) -> None:
+    """Relay ICM messages between a node's EVM chains: follow SendCrossChainMessage, have the
+    validators sign over the peer-to-peer network, deliver with receiveCrossChainMessage."""
+    values = dict(locals())
+    from snowfield.config import RelayerSettings
+
+    settings = RelayerSettings(**values)
+    if not settings.key:
+        console.print("[red]error:[/red] --key (or SNOWFIELD_RELAYER_KEY) is required")
+        raise typer.Exit(2)
+    _run_service(settings, _run_relayer)
+
+
+async def _run_relayer(settings: Any) -> None:
+    from snowfield.crypto.keys import key_from_bytes
+    from snowfield.workload.icm_relayer import Relayer, discover_chains
+
+    secret = bytes.fromhex(settings.key.removeprefix("0x"))
+    reward = settings.reward_address or key_from_bytes(secret).checksum_address
+    chains = await discover_chains(settings.node_url)
+    state = Path(settings.state_file)
+    state.parent.mkdir(parents=True, exist_ok=True)
+    relay = Relayer(chains, settings.node_url, secret, reward, state)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    console.print(f"Relayer: {len(chains)} chains of {settings.node_url}, rewards to {reward}")
+    try:
+        await relay.run(settings.interval, stop)
+    finally:
+        await relay.close()
 
 
 @app.command("index-primary")
@@ -840,17 +924,20 @@ def contracts_load(
 
 def _demo_l1_genesis(data_dir: Path) -> Path:
     """`make up`'s L1: the devnet's default L1 genesis with every precompile active, dev
-    account 0 their admin (the demo calls each), the other dev accounts allowed."""
+    account 0 their admin (the demo calls each), the other dev accounts allowed, and the ICM
+    messenger's one-time deployer (its keyless deployment must pass the allow lists)."""
     import time
 
     from snowfield.crypto.keys import EWOQ_KEY, derive_keys, key_from_bytes
     from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, devnet_l1_genesis
+    from snowfield.workload.icm import KEYLESS
 
     defaults = NetworkSettings()
     keys = [*derive_keys(defaults.mnemonic, defaults.accounts), key_from_bytes(EWOQ_KEY)]
+    deployer = bytes.fromhex(KEYLESS.deployer[2:])
     genesis = devnet_l1_genesis(
         DEFAULT_L1_CHAIN_ID,
-        [k.address for k in keys],
+        [*(k.address for k in keys), deployer],
         defaults.balance * 10**18,
         defaults.gas_limit,
         int(time.time()),
@@ -935,6 +1022,21 @@ def up(
             ],
             ready=None,
             log=logs_dir / "primary-indexer.log",
+        ),
+        Child(
+            "relayer",
+            [
+                *python,
+                "relayer",
+                "--node-url",
+                f"http://127.0.0.1:{node_port}",
+                "--key",
+                _up_key(ICM_RELAYER_KEY),
+                "--state-file",
+                str(data_dir / "relayer.json"),
+            ],
+            ready=None,
+            log=logs_dir / "relayer.log",
         ),
         Child(
             "api",

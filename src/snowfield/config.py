@@ -358,6 +358,48 @@ SETTINGS: tuple[Setting, ...] = (
         "SNOWFIELD_LOG_FORMAT",
     ),
     Setting(
+        "node-url",
+        "http://127.0.0.1:9650",
+        "Base URL of the node whose EVM chains the relayer serves (the C-Chain and every custom "
+        "EVM chain it hosts) and whose validators sign.",
+        "relayer",
+        "SNOWFIELD_RELAYER_NODE_URL",
+    ),
+    Setting(
+        "key",
+        None,
+        "Hex private key the relayer pays delivery gas with (required).",
+        "relayer",
+        "SNOWFIELD_RELAYER_KEY",
+    ),
+    Setting(
+        "reward-address",
+        None,
+        "Address the messenger credits the relayer's rewards to (default: the key's).",
+        "relayer",
+    ),
+    Setting(
+        "state-file",
+        "data/relayer.json",
+        "Where the relayer keeps its position per chain across restarts.",
+        "relayer",
+    ),
+    Setting("interval", 1.0, "Seconds between looks for new messages.", "relayer"),
+    Setting(
+        "log-level",
+        "info",
+        "Log level: debug, info, warn, error.",
+        "relayer",
+        "SNOWFIELD_LOG_LEVEL",
+    ),
+    Setting(
+        "log-format",
+        "text",
+        "Log format: text or json (structured).",
+        "relayer",
+        "SNOWFIELD_LOG_FORMAT",
+    ),
+    Setting(
         "host",
         "127.0.0.1",
         "Address the aggregator's HTTP API listens on.",
@@ -568,6 +610,19 @@ class AggregatorSettings:
     log_format: str = "text"
 
 
+@dataclass(frozen=True, slots=True)
+class RelayerSettings:
+    """Everything `snowfield relayer` is told; defaults match the SETTINGS table."""
+
+    node_url: str = "http://127.0.0.1:9650"
+    key: str | None = None
+    reward_address: str | None = None
+    state_file: str = "data/relayer.json"
+    interval: float = 1.0
+    log_level: str = "info"
+    log_format: str = "text"
+
+
 # Which settings dataclass each service's rows of SETTINGS describe.
 SERVICES: dict[str, type] = {
     "devnet": NetworkSettings,
@@ -575,4 +630,5 @@ SERVICES: dict[str, type] = {
     "index-primary": PrimaryIndexSettings,
     "serve": ServeSettings,
     "aggregator": AggregatorSettings,
+    "relayer": RelayerSettings,
 }

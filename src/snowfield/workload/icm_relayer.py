@@ -5,7 +5,7 @@ its rewards to `reward_address`. It keeps its position per chain (in `state_file
 restarts) and never delivers a message the destination already received.
 
 Public API: `Relayer(chains, node_url, secret, reward_address, state_file)` (`step`, `run`,
-`close`).
+`close`), `discover_chains(node_url)`.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ WARP = "0x0200000000000000000000000000000000000005"
 SEND_WARP_TOPIC = keccak(b"SendWarpMessage(address,bytes32,bytes)")
 DELIVERY_GAS = 600_000  # the messenger's own work beside the receiver's required gas
 MAX_LOGS = 500
+CUSTOM_EVM_VM_ID = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"  # subnet-evm
 
 
 class Relayer:
@@ -154,6 +155,27 @@ class Relayer:
         for rpc in self.rpcs.values():
             await rpc.aclose()
         await self.aggregator.close()
+
+
+async def discover_chains(node_url: str) -> dict[str, str]:
+    """The EVM chains of a node: the C-Chain and every chain of the custom EVM it answers for
+    (blockchain id → JSON-RPC URL)."""
+    base = node_url.rstrip("/")
+    async with RpcClient(f"{base}/ext/info") as info, RpcClient(f"{base}/ext/bc/P") as p:
+        c_chain = (await info.call_object("info.getBlockchainID", {"alias": "C"}))["blockchainID"]
+        listed = (await p.call_object("platform.getBlockchains"))["blockchains"]
+    chains = {c_chain: f"{base}/ext/bc/C/rpc"}
+    for chain in listed:
+        if chain["vmID"] != CUSTOM_EVM_VM_ID:
+            continue
+        url = f"{base}/ext/bc/{chain['id']}/rpc"
+        try:
+            async with RpcClient(url) as rpc:
+                await rpc.call("eth_chainId")
+        except Exception:  # created on the P-Chain but not hosted by this node
+            continue
+        chains[chain["id"]] = url
+    return chains
 
 
 def _payload(unsigned: UnsignedMessage) -> bytes:
