@@ -97,6 +97,20 @@ def _icm_executed(rpc: str, deadline: float) -> bool:
     return False
 
 
+def _icm_delivered(api: int, deadline: float) -> dict[str, Any] | None:
+    """Operation 16 for the ICM demo's account: a message from C to the L1, delivered."""
+    settings = NetworkSettings()
+    sender = derive_keys(settings.mnemonic, settings.accounts)[5].checksum_address.lower()
+    while time.monotonic() < deadline:
+        reply = httpx.get(f"http://127.0.0.1:{api}/v1/icm/addresses/{sender}/messages", timeout=5)
+        assert reply.status_code == 200, reply.text
+        for message in reply.json()["messages"]:
+            if message["status"] == "delivered" and message["messageExecuted"]:
+                return dict(message)
+        time.sleep(0.5)
+    return None
+
+
 def _aggregates(node: int, api: int, subnets: list[dict[str, object]]) -> None:
     """What a new user probes: the demo's Warp messages and its L1 conversion aggregate."""
     topic = "0x" + keccak(b"SendWarpMessage(address,bytes32,bytes)").hex()
@@ -214,6 +228,12 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         # the ICM demo starts after the P-Chain demo: its own bounded wait
         icm_deadline = time.monotonic() + 90
         assert _icm_executed(l1_rpc, icm_deadline), "the relayer delivers the demo's ICM messages"
+        delivered = _icm_delivered(api, icm_deadline + 30)
+        assert delivered is not None, "operation 16 shows the demo's delivered messages"
+        teleporter = httpx.get(
+            f"http://127.0.0.1:{api}/v1/chains", params={"feature": "teleporter"}, timeout=5
+        ).json()["chains"]
+        assert {c["chainId"] for c in teleporter} >= {"43112", "99999"}
     finally:
         proc.send_signal(signal.SIGINT)
         out = proc.communicate(timeout=60)[0].decode(errors="replace")

@@ -13,6 +13,7 @@ from snowfield.api import (
     blocks,
     chains,
     contracts,
+    icm,
     primary_network,
     signatures,
     vertices,
@@ -39,6 +40,7 @@ OPERATIONS: tuple[Operation, ...] = (
     *primary_network.OPERATIONS,
     *vertices.OPERATIONS,
     *signatures.OPERATIONS,
+    *icm.OPERATIONS,
 )
 VERSION = "1.0.0"
 _UNMATCHED_WEIGHT = 1

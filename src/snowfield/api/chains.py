@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from snowfield.api import render
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import FEATURE, NETWORK
-from snowfield.store import queries
+from snowfield.formats.icm import MESSENGER_ADDRESSES
+from snowfield.store import icm, queries
+from snowfield.store.database import Database
+from snowfield.store.rows import ChainRow
+
+
+def _chains(db: Database, testnet: bool | None) -> list[ChainRow]:
+    """The chains, with `teleporter` among the features of those where the ICM messenger is
+    (as the data service enables it per chain)."""
+    found = queries.list_chains(db, testnet=testnet)
+    with_messenger = icm.messenger_chains(db, MESSENGER_ADDRESSES)
+    return [
+        dataclasses.replace(c, features=(*c.features, "teleporter"))
+        if c.chain_id in with_messenger and "teleporter" not in c.features
+        else c
+        for c in found
+    ]
 
 
 async def list_chains(ctx: Context) -> Json:
     network, feature = ctx.args["network"], ctx.args["feature"]
     testnet = None if network is None else network != "mainnet"
-    found = await ctx.run(queries.list_chains, ctx.db, testnet=testnet)
+    found = await ctx.run(_chains, ctx.db, testnet)
     chains = [render.chain(c) for c in found if feature is None or feature in c.features]
     return {"chains": chains}
 

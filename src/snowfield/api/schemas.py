@@ -55,6 +55,69 @@ def _page(name: str, item: Schema, extra: dict[str, Schema] | None = None) -> Sc
 
 
 _ANY_OBJECT: Schema = {"type": "object"}
+_ICM_COMMON: dict[str, Schema] = {
+    "messageId": S,
+    "icmContractAddress": S,
+    "sourceBlockchainId": S,
+    "destinationBlockchainId": S,
+    "messageNonce": S,
+    "from": S,
+    "to": S,
+    "messageExecuted": B,
+    "receipts": array(obj({"receivedMessageNonce": S, "relayerRewardAddress": S})),
+    "receiptDelivered": B,
+    "rewardDetails": obj(
+        {
+            "address": S,
+            "name": S,
+            "symbol": S,
+            "decimals": N,
+            "ercType": enum("ERC-20"),
+            "value": S,
+        },
+        {"logoUri": S},  # no price source here: `price` is never sent
+    ),
+}
+# The EVM chain id of a side this index does not hold is left out (see api/icm.py).
+_ICM_OPTIONAL: dict[str, Schema] = {"sourceEvmChainId": S, "destinationEvmChainId": S, "data": S}
+_SOURCE_TX = obj({"txHash": S, "timestamp": N, "gasSpent": S})
+_DESTINATION_TX = obj(
+    {"txHash": S, "timestamp": N, "gasSpent": S, "rewardRedeemer": S, "delivererAddress": S}
+)
+ICM: dict[str, Schema] = {
+    "PendingIcmMessage": obj(
+        {**_ICM_COMMON, "sourceTransaction": _SOURCE_TX, "status": enum("pending")},
+        _ICM_OPTIONAL,
+    ),
+    "DeliveredIcmMessage": obj(
+        {
+            **_ICM_COMMON,
+            "sourceTransaction": _SOURCE_TX,
+            "destinationTransaction": _DESTINATION_TX,
+            "status": enum("delivered"),
+        },
+        _ICM_OPTIONAL,
+    ),
+    "DeliveredSourceNotIndexedIcmMessage": obj(
+        {
+            **_ICM_COMMON,
+            "destinationTransaction": _DESTINATION_TX,
+            "status": enum("delivered_source_not_indexed"),
+        },
+        _ICM_OPTIONAL,
+    ),
+    "IcmMessage": {
+        "oneOf": [
+            {"$ref": "#/components/schemas/PendingIcmMessage"},
+            {"$ref": "#/components/schemas/DeliveredIcmMessage"},
+            {"$ref": "#/components/schemas/DeliveredSourceNotIndexedIcmMessage"},
+        ],
+        "discriminator": {"propertyName": "status"},
+    },
+    "ListIcmMessagesResponse": obj(
+        {"messages": array({"$ref": "#/components/schemas/IcmMessage"})}, {"nextPageToken": S}
+    ),
+}
 _OWNERSHIP = obj({"locktime": N, "threshold": N, "addresses": array(S)})
 _MANAGER = obj({"blockchainId": S, "contractAddress": S})
 _BLS = obj({"publicKey": S, "proofOfPossession": S})
@@ -379,4 +442,5 @@ COMPONENTS: dict[str, Schema] = {
     "ListBlockTransactionsResponse": _page("transactions", ref("NativeTransaction")),
     "ListContractsResponse": _page("contracts", ref("ContractMetadata")),
     **PRIMARY_NETWORK,
+    **ICM,
 }

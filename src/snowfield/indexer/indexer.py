@@ -25,6 +25,7 @@ from snowfield.indexer.balances import BalanceTracker
 from snowfield.indexer.calls import Calls
 from snowfield.indexer.extract.activity import activity
 from snowfield.indexer.extract.blocks import block_row, tx_rows
+from snowfield.indexer.extract.icm import icm_rows
 from snowfield.indexer.extract.traces import contract_rows, internal_rows
 from snowfield.indexer.extract.transfers import transfer_rows
 from snowfield.indexer.nfts import nft_rows
@@ -366,6 +367,7 @@ def extract(chain_id: int, raw: RawBlock) -> BlockBundle:
         internal_txs=tuple(internals),
         contracts=tuple(contract_rows(chain_id, txs, internals)),
         activity=activity(txs, transfers, internals),
+        icm=tuple(icm_rows(chain_id, block.number, block.timestamp, raw.receipts)),
     )
 
 

@@ -17,6 +17,7 @@ INDEXED: dict[str, str] = {
     "tokens": "chain_id, address",
     "nfts": "chain_id, token, token_id",
     "balances": "chain_id, address, block_number",
+    "icm_events": "chain_id, block_number, log_index",
     "checkpoints": "chain_id",
 }
 

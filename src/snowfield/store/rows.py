@@ -159,6 +159,34 @@ class BalanceRow:
 
 
 @dataclass(frozen=True, slots=True)
+class IcmEventRow:
+    """One ICM messenger event (formats/icm.py names the kinds). Message fields are set on
+    send, receive and failed rows; fee fields on send, receipt and fee rows."""
+
+    chain_id: int
+    block_number: int
+    tx_index: int
+    log_index: int
+    tx_hash: str
+    block_timestamp: int
+    gas_spent: int  # the transaction's gas used
+    contract: str  # the messenger that emitted it
+    kind: str  # send | receive | executed | failed | receipt | fee
+    message_id: str  # 64 hex digits, no 0x
+    peer_chain: str | None  # cb58 blockchain id of the other side
+    nonce: int | None = None
+    origin: str | None = None
+    destination_chain: str | None = None
+    destination: str | None = None
+    payload: bytes | None = None
+    receipts: tuple[tuple[int, str], ...] = ()
+    fee_token: str | None = None
+    fee_amount: int | None = None
+    deliverer: str | None = None
+    reward_redeemer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class BlockBundle:
     """Everything extracted from one block, written in one transaction with its checkpoint."""
 
@@ -171,3 +199,4 @@ class BlockBundle:
     # (address, tx_index) pairs: every address a transaction involves as sender or receiver of
     # the transaction, a token transfer or an internal transaction.
     activity: tuple[tuple[str, int], ...] = ()
+    icm: tuple[IcmEventRow, ...] = ()

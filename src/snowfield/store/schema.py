@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from snowfield.store.primary_schema import PRIMARY_TABLES
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -41,6 +41,38 @@ _CHAINS_BY_EVM_ID = "CREATE UNIQUE INDEX IF NOT EXISTS chains_by_evm_id ON chain
 CHAIN_COLUMNS = (
     "name, network, rpc_url, ws_url, subnet_id, vm_id, description, explorer_url, token_name,"
     " token_symbol, token_decimals, token_logo, chain_logo, features, private, multicall"
+)
+
+# ICM messenger events (operation 16), joined across chains by message id at read time.
+# `peer_chain`: the other side's blockchain id (cb58); `receipts`: JSON [[nonce, address]].
+_ICM = (
+    """CREATE TABLE IF NOT EXISTS icm_events (
+        chain_id BIGINT NOT NULL,
+        block_number BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
+        log_index BIGINT NOT NULL,
+        tx_hash TEXT NOT NULL,
+        block_timestamp BIGINT NOT NULL,
+        gas_spent BIGINT NOT NULL,
+        contract TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        peer_chain TEXT,
+        nonce TEXT,
+        origin TEXT,
+        destination_chain TEXT,
+        destination TEXT,
+        payload TEXT,
+        receipts TEXT,
+        fee_token TEXT,
+        fee_amount TEXT,
+        deliverer TEXT,
+        reward_redeemer TEXT,
+        PRIMARY KEY (chain_id, block_number, log_index))""",
+    "CREATE INDEX IF NOT EXISTS icm_events_by_message ON icm_events (message_id)",
+    # Operation 16 finds an address's messages as their sender or their destination.
+    "CREATE INDEX IF NOT EXISTS icm_events_by_origin ON icm_events (origin, message_id)",
+    "CREATE INDEX IF NOT EXISTS icm_events_by_destination ON icm_events (destination, message_id)",
 )
 
 TABLES: tuple[str, ...] = (
@@ -268,6 +300,7 @@ TABLES: tuple[str, ...] = (
         cursor BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS metric_page_tokens_by_age ON metric_page_tokens (created)",
     *PRIMARY_TABLES,
+    *_ICM,
 )
 
 # Statements that bring a store written by an older schema up to the next version; a new
@@ -291,4 +324,5 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "DROP TABLE chains_v2",
     ),
     4: PRIMARY_TABLES,  # the primary network's index (operations 11-13)
+    5: _ICM,  # ICM messenger events (operation 16)
 }

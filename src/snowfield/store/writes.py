@@ -30,6 +30,7 @@ BLOCK_COLUMNS: dict[str, str] = {
     "balances": "block_number",
     "tokens": "first_block",
     "nfts": "first_block",
+    "icm_events": "block_number",
 }
 
 
@@ -125,6 +126,7 @@ def write_batch(
         if rollups is not None:
             rollup_tables.add_batch(w, chain_id, bundles, rollups, int(clock()))
         _insert_rows(w, bundles, documents)
+        _insert_icm(w, bundles)
         _insert_balances(w, [b for bundle in bundles for b in bundle.balances])
         _insert_tokens(w, tokens)
         forget_naming(w, chain_id, new_tokens, bundles[0].block.number)
@@ -272,6 +274,43 @@ def _insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocu
             )
             for bundle in bundles
             for address, tx_index in bundle.activity
+        ],
+    )
+
+
+def _insert_icm(w: Writer, bundles: Sequence[BlockBundle]) -> None:
+    w.executemany(
+        "INSERT INTO icm_events (chain_id, block_number, tx_index, log_index, tx_hash,"
+        " block_timestamp, gas_spent, contract, kind, message_id, peer_chain, nonce, origin,"
+        " destination_chain, destination, payload, receipts, fee_token, fee_amount, deliverer,"
+        " reward_redeemer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (chain_id, block_number, log_index) DO NOTHING",
+        [
+            (
+                e.chain_id,
+                e.block_number,
+                e.tx_index,
+                e.log_index,
+                e.tx_hash,
+                e.block_timestamp,
+                e.gas_spent,
+                e.contract,
+                e.kind,
+                e.message_id,
+                e.peer_chain,
+                None if e.nonce is None else str(e.nonce),
+                e.origin,
+                e.destination_chain,
+                e.destination,
+                None if e.payload is None else "0x" + e.payload.hex(),
+                orjson.dumps([[str(n), a] for n, a in e.receipts]).decode(),
+                e.fee_token,
+                None if e.fee_amount is None else str(e.fee_amount),
+                e.deliverer,
+                e.reward_redeemer,
+            )
+            for bundle in bundles
+            for e in bundle.icm
         ],
     )
 
