@@ -5,6 +5,7 @@ chains, read back at each stage (pending, delivered, executed or failed, the rec
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,13 @@ from snowfield.rpc.client import RpcClient
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
 from snowfield.store.writes import upsert_chain
-from snowfield.testing import RunningNode, index_node, open_database, serve_devnet
+from snowfield.testing import (
+    RunningNode,
+    database_urls,
+    index_node,
+    open_database,
+    serve_devnet,
+)
 from snowfield.workload.contracts import call_data, load
 from snowfield.workload.icm import (
     MESSENGER_ADDRESS,
@@ -71,9 +78,17 @@ class Playground:
 
         return asyncio.run(go())
 
-    def index(self, db: Database, *chains: str) -> None:
-        for chain in chains or tuple(self.urls):
-            index_node(db, self.urls[chain])
+    def index(self, *dbs: Database, chains: tuple[str, ...] = ()) -> None:
+        for db in dbs:
+            for chain in chains or tuple(self.urls):
+                index_node(db, self.urls[chain])
+
+
+def _clients(dbs: list[Database]) -> Iterator[httpx.Client]:
+    """A data API client over each store in turn (SQLite; PostgreSQL too when configured)."""
+    for db in dbs:
+        with api_client(db) as client:
+            yield client
 
 
 def _record(db: Database, play: Playground) -> None:
@@ -157,10 +172,12 @@ def test_messages_through_every_state(network: tuple[RunningNode, str], tmp_path
 
     play.run(deploy)
     sender = key_from_bytes(play.secret).checksum_address.lower()
-    with open_database(str(tmp_path / "icm.db")) as db:
-        _record(db, play)
-        play.index(db)
-        with api_client(db) as client:
+    with contextlib.ExitStack() as stack:
+        dbs = [stack.enter_context(open_database(u)) for u in database_urls(tmp_path)]
+        for db in dbs:
+            _record(db, play)
+        play.index(*dbs)
+        for client in _clients(dbs):
             # sent, not yet relayed: pending, with its fee in the token's terms
             (pending,) = _messages(client, sender)
             assert pending["status"] == "pending"
@@ -209,8 +226,8 @@ def test_messages_through_every_state(network: tuple[RunningNode, str], tmp_path
             assert await relayer.step() == 2
 
         play.run(relay_then_reply)
-        play.index(db)
-        with api_client(db) as client:
+        play.index(*dbs)
+        for client in _clients(dbs):
             found = _by_id(_messages(client, sender))
             assert set(found) == {setup["first"], setup["back"], setup["failing"]}
             first = found[setup["first"]]
@@ -265,15 +282,15 @@ def test_messages_through_every_state(network: tuple[RunningNode, str], tmp_path
             )
 
         play.run(retry)
-        play.index(db)
-        with api_client(db) as client:
+        play.index(*dbs)
+        for client in _clients(dbs):
             retried = _by_id(_messages(client, sender))[setup["failing"]]
             assert retried["messageExecuted"] is True
 
     # an index of the L1 alone: delivered messages whose source is not indexed here
     with open_database(str(tmp_path / "l1-only.db")) as db:
         _record(db, play)
-        play.index(db, l1)
+        play.index(db, chains=(l1,))
         with api_client(db) as client:
             found = _by_id(_messages(client, sender))
             assert found[setup["first"]]["status"] == "delivered_source_not_indexed"
