@@ -505,6 +505,7 @@ def relayer(
     key: Annotated[str | None, _opt("key", "relayer")] = None,
     reward_address: Annotated[str | None, _opt("reward-address", "relayer")] = None,
     state_file: Annotated[str, _opt("state-file", "relayer")] = "data/relayer.json",
+    chain: Annotated[list[str] | None, _opt("chain", "relayer")] = None,
     interval: Annotated[float, _opt("interval", "relayer", min=0.05)] = 1.0,
     log_level: Annotated[str, _opt("log-level", "relayer")] = "info",
     log_format: Annotated[str, _opt("log-format", "relayer")] = "text",
@@ -514,7 +515,7 @@ def relayer(
     values = dict(locals())
     from snowfield.config import RelayerSettings
 
-    settings = RelayerSettings(**values)
+    settings = RelayerSettings(**{**values, "chain": tuple(chain) if chain else None})
     if not settings.key:
         console.print("[red]error:[/red] --key (or SNOWFIELD_RELAYER_KEY) is required")
         raise typer.Exit(2)
@@ -523,14 +524,28 @@ def relayer(
 
 async def _run_relayer(settings: Any) -> None:
     from snowfield.crypto.keys import key_from_bytes
-    from snowfield.workload.icm_relayer import Relayer, discover_chains
+    from snowfield.workload.icm_relayer import Relayer, chains_alias, discover_chains
 
     secret = bytes.fromhex(settings.key.removeprefix("0x"))
     reward = settings.reward_address or key_from_bytes(secret).checksum_address
     chains = await discover_chains(settings.node_url)
+    if settings.chain:
+        named = {chains_alias(c, chains) for c in settings.chain}
+        unknown = sorted(named - set(chains))
+        if unknown:
+            console.print(f"[red]error:[/red] no EVM chain {', '.join(unknown)} on the node")
+            raise typer.Exit(2)
+        chains = {c: url for c, url in chains.items() if c in named}
     state = Path(settings.state_file)
     state.parent.mkdir(parents=True, exist_ok=True)
-    relay = Relayer(chains, settings.node_url, secret, reward, state)
+    relay = Relayer(
+        chains,
+        settings.node_url,
+        secret,
+        reward,
+        state,
+        discover=None if settings.chain else lambda: discover_chains(settings.node_url),
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

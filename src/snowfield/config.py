@@ -384,6 +384,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Where the relayer keeps its position per chain across restarts.",
         "relayer",
     ),
+    Setting(
+        "chain",
+        None,
+        "Blockchain id (or C) of a chain to relay between (repeatable; default: every EVM chain"
+        " of the node, new ones included as they appear).",
+        "relayer",
+    ),
     Setting("interval", 1.0, "Seconds between looks for new messages.", "relayer"),
     Setting(
         "log-level",
@@ -618,6 +625,7 @@ class RelayerSettings:
     key: str | None = None
     reward_address: str | None = None
     state_file: str = "data/relayer.json"
+    chain: tuple[str, ...] | None = None
     interval: float = 1.0
     log_level: str = "info"
     log_format: str = "text"

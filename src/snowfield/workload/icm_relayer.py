@@ -2,7 +2,9 @@
 has the Warp message signed by the aggregator, and delivers it with receiveCrossChainMessage
 (the signed message as the predicate in the tx's access list) to the destination chain, paying
 its rewards to `reward_address`. It keeps its position per chain (in `state_file` across
-restarts) and never delivers a message the destination already received.
+restarts) and never delivers a message the destination already received. A message it could
+not deliver yet (too few signatures, a reverted delivery, a node error) stays in its state as
+pending and is tried again on later steps, up to MAX_ATTEMPTS times.
 
 Public API: `Relayer(chains, node_url, secret, reward_address, state_file)` (`step`, `run`,
 `close`), `discover_chains(node_url)`.
@@ -14,7 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from snowfield.aggregator.aggregate import AggregationRequest
 from snowfield.aggregator.service import AggregatorService
 from snowfield.aggregator.validators import AggregationError
 from snowfield.crypto.hashing import keccak
+from snowfield.errors import SnowfieldError
 from snowfield.formats.ids import ID
 from snowfield.formats.warp.message import UnsignedMessage
 from snowfield.formats.warp.payload import AddressedCall, decode_payload
@@ -43,6 +46,9 @@ WARP = "0x0200000000000000000000000000000000000005"
 SEND_WARP_TOPIC = keccak(b"SendWarpMessage(address,bytes32,bytes)")
 DELIVERY_GAS = 600_000  # the messenger's own work beside the receiver's required gas
 MAX_LOGS = 500
+DELIVERED, RECEIVED, FAILED = "delivered", "received", "failed"
+MAX_ATTEMPTS = 50  # a message still undeliverable after this many steps is given up (logged)
+DISCOVER_EVERY = 30  # rounds between looks for chains the node added
 CUSTOM_EVM_VM_ID = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"  # subnet-evm
 
 
@@ -56,30 +62,60 @@ class Relayer:
         secret: bytes,
         reward_address: str,
         state_file: Path | None = None,
+        *,
+        discover: Callable[[], Awaitable[dict[str, str]]] | None = None,
     ) -> None:
-        self.rpcs = {chain: RpcClient(url) for chain, url in chains.items()}
-        self.ids = {chain: _raw(chain) for chain in chains}
+        self.rpcs: dict[str, RpcClient] = {}
+        self.ids: dict[str, bytes] = {}
+        for chain, url in chains.items():
+            self._add(chain, url)
+        self.discover = discover
         self.secret = secret
         self.reward_address = reward_address
         self.aggregator = AggregatorService(node_url)
         self.state_file = state_file
-        self.cursor: dict[str, int] = self._load()
+        # per chain, the last block whose messages were read; messages read but not delivered
+        # yet: (source chain, send tx hash, log index) → attempts so far
+        self.cursor: dict[str, int] = {}
+        self.pending: dict[tuple[str, str, int], int] = {}
+        self._load()
         self.delivered = 0
 
-    def _load(self) -> dict[str, int]:
+    def _add(self, chain: str, url: str) -> None:
+        self.rpcs[chain] = RpcClient(url)
+        self.ids[chain] = _raw(chain)
+
+    async def _discover(self) -> None:
+        """Adds the chains the node hosts now that it did not before (a new L1)."""
+        if self.discover is None:
+            return
+        for chain, url in (await self.discover()).items():
+            if chain not in self.rpcs:
+                log.info("relaying for a new chain %s", chain)
+                self._add(chain, url)
+
+    def _load(self) -> None:
         if self.state_file is None or not self.state_file.exists():
-            return {}
-        return {k: int(v) for k, v in json.loads(self.state_file.read_text()).items()}
+            return
+        state = json.loads(self.state_file.read_text())
+        if "cursor" not in state:  # the first format: the cursor alone
+            state = {"cursor": state, "pending": []}
+        self.cursor = {k: int(v) for k, v in state["cursor"].items()}
+        self.pending = {(c, h, int(i)): int(n) for c, h, i, n in state["pending"]}
 
     def _save(self) -> None:
         if self.state_file is not None:
+            state = {
+                "cursor": self.cursor,
+                "pending": [[c, h, i, n] for (c, h, i), n in self.pending.items()],
+            }
             tmp = self.state_file.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self.cursor))
+            tmp.write_text(json.dumps(state))
             tmp.replace(self.state_file)
 
     async def step(self) -> int:
-        """Delivers what was sent since the last step; returns how many it delivered."""
-        done = 0
+        """Delivers the pending messages and what was sent since the last step; returns how
+        many it delivered."""
         by_raw = {raw: chain for chain, raw in self.ids.items()}
         for chain, rpc in self.rpcs.items():
             head = int(await rpc.call("eth_blockNumber"), 16)
@@ -97,15 +133,53 @@ class Relayer:
                 },
             )
             for entry in logs:
-                destination = by_raw.get(bytes.fromhex(entry["topics"][2][2:]))
-                if destination is not None:
-                    done += await self._deliver(chain, destination, entry)
+                if by_raw.get(bytes.fromhex(entry["topics"][2][2:])) is not None:
+                    key = (chain, entry["transactionHash"].lower(), int(entry["logIndex"], 16))
+                    self.pending.setdefault(key, 0)
+            # the messages are pending (saved) before they are delivered: a crash from here
+            # on finds them again, and the destination's messageReceived stops a second delivery
             self.cursor[chain] = end
             self._save()
+        done = await self._retry_pending()
         self.delivered += done
         return done
 
-    async def _deliver(self, source: str, destination: str, entry: dict[str, Any]) -> int:
+    async def _retry_pending(self) -> int:
+        done = 0
+        for key in list(self.pending):  # in the order they were sent
+            source, tx_hash, log_index = key
+            try:
+                outcome = await self._deliver_logged(source, tx_hash, log_index)
+            except (SnowfieldError, OSError, RuntimeError) as exc:
+                log.warning("message in %s (%s) not delivered yet: %s", tx_hash, source, exc)
+                outcome = FAILED
+            if outcome != FAILED:
+                del self.pending[key]
+                done += outcome == DELIVERED
+            else:
+                self.pending[key] += 1
+                if self.pending[key] >= MAX_ATTEMPTS:
+                    log.error(
+                        "giving up on the message in %s after %d tries", tx_hash, MAX_ATTEMPTS
+                    )
+                    del self.pending[key]
+            self._save()
+        return done
+
+    async def _deliver_logged(self, source: str, tx_hash: str, log_index: int) -> str:
+        """Delivers the message of one SendCrossChainMessage log (found again by its tx)."""
+        receipt = await self.rpcs[source].call("eth_getTransactionReceipt", tx_hash)
+        if receipt is None:
+            raise RuntimeError("the send transaction is gone (reorganised)")
+        (entry,) = [x for x in receipt["logs"] if int(x["logIndex"], 16) == log_index]
+        destination = next(
+            chain for chain, raw in self.ids.items() if raw == bytes.fromhex(entry["topics"][2][2:])
+        )
+        return await self._deliver(source, destination, entry)
+
+    async def _deliver(self, source: str, destination: str, entry: dict[str, Any]) -> str:
+        """DELIVERED by this call, RECEIVED before (by us before a restart, or by another
+        relayer), or FAILED (to be tried again)."""
         message_id = entry["topics"][1]
         dest = self.rpcs[destination]
         received = call_data("messageReceived(bytes32)", bytes.fromhex(message_id[2:]))
@@ -115,13 +189,13 @@ class Relayer:
             ),
             16,
         ):
-            return 0  # delivered already (by us before a restart, or by another relayer)
+            return RECEIVED
         unsigned = await self._warp_message(self.rpcs[source], entry)
         try:
             signed = await self.aggregator.aggregate(AggregationRequest(unsigned))
         except AggregationError as exc:
             log.warning("message %s not signed: %s", message_id, exc)
-            return 0
+            return FAILED
         message = decode_message(_payload(unsigned))
         account = EvmAccount(dest, self.secret)
         receipt = await account.send(
@@ -131,7 +205,7 @@ class Relayer:
             access_list=warp_access_list(signed.encode()),
         )
         log.info("delivered %s to %s: %s", message_id, destination, receipt["status"])
-        return 1 if receipt["status"] == "0x1" else 0
+        return DELIVERED if receipt["status"] == "0x1" else FAILED
 
     async def _warp_message(self, rpc: RpcClient, entry: dict[str, Any]) -> UnsignedMessage:
         """The Warp message the messenger sent in the same transaction as `entry`."""
@@ -146,8 +220,15 @@ class Relayer:
         raise RuntimeError(f"no Warp message in {entry['transactionHash']}")
 
     async def run(self, interval: float, stop: asyncio.Event) -> None:
+        rounds = 0
         while not stop.is_set():
-            await self.step()
+            try:
+                if rounds % DISCOVER_EVERY == 0 and rounds:
+                    await self._discover()
+                rounds += 1
+                await self.step()
+            except Exception as exc:  # any node or network failure: log, try again next interval
+                log.warning("relaying failed, retrying: %s", exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval)
 
@@ -176,6 +257,13 @@ async def discover_chains(node_url: str) -> dict[str, str]:
             continue
         chains[chain["id"]] = url
     return chains
+
+
+def chains_alias(name: str, chains: Mapping[str, str]) -> str:
+    """The blockchain id a --chain value names: an id, or C for the node's C-Chain."""
+    if name.upper() == "C":
+        return next((c for c, url in chains.items() if url.endswith("/ext/bc/C/rpc")), name)
+    return name
 
 
 def _payload(unsigned: UnsignedMessage) -> bytes:
