@@ -97,6 +97,16 @@ def _icm_executed(rpc: str, deadline: float) -> bool:
     return False
 
 
+def _manager_registered(rpc: str, deadline: float) -> bool:
+    """The demo L1's validator manager completed a registration (ACP-99's flow, end to end)."""
+    topic = "0x" + keccak(b"CompletedValidatorRegistration(bytes32,uint64)").hex()
+    while time.monotonic() < deadline:
+        if _rpc(rpc, "eth_getLogs", {"fromBlock": "0x0", "topics": [topic]}):
+            return True
+        time.sleep(0.5)
+    return False
+
+
 def _icm_delivered(api: int, deadline: float) -> dict[str, Any] | None:
     """Operation 16 for the ICM demo's account: a message from C to the L1, delivered."""
     settings = NetworkSettings()
@@ -234,6 +244,7 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
             f"http://127.0.0.1:{api}/v1/chains", params={"feature": "teleporter"}, timeout=5
         ).json()["chains"]
         assert {c["chainId"] for c in teleporter} >= {"43112", "99999"}
+        assert _manager_registered(l1_rpc, time.monotonic() + 60), "the manager demo ran"
     finally:
         proc.send_signal(signal.SIGINT)
         out = proc.communicate(timeout=60)[0].decode(errors="replace")

@@ -251,6 +251,10 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
     # X-Chain traffic from keys the EVM demo (0-2) and the P-Chain demo (the last) leave alone.
     if len(node.dev_keys) > 5:
         side_tasks.append(asyncio.create_task(_x_demo(base, keys[3:-1])))
+    # The demo L1's validator manager registers a validator (key 3 owns it on the L1; ewoq
+    # pays on the P-Chain, which no other demo spends from).
+    if len(node.dev_keys) > 3 and len(labels) > 1:
+        side_tasks.append(asyncio.create_task(_manager_demo(base, labels[1:], keys[3])))
     # Cross-chain (ICM) messages between the C-Chain and the L1s, from key 5 (key 4 relays).
     if len(node.dev_keys) > 6 and len(labels) > 1:
         side_tasks.append(asyncio.create_task(_icm_demo(base, labels, keys[ICM_DEMO_KEY])))
@@ -261,6 +265,26 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
     finally:
         for task in side_tasks:
             task.cancel()
+
+
+async def _manager_demo(base: str, l1s: list[str], owner: bytes) -> None:
+    from snowfield.crypto.keys import EWOQ_KEY
+    from snowfield.errors import SnowfieldError
+    from snowfield.node.l1_boot import MANAGER_ADDRESS
+    from snowfield.workload.validator_manager import run_manager_demo
+
+    for l1 in l1s:  # those whose genesis holds the manager contract
+        try:
+            await run_manager_demo(
+                base,
+                await _blockchain_id(base, l1),
+                "0x" + MANAGER_ADDRESS.hex(),
+                owner,
+                EWOQ_KEY,
+                lambda line: log.info("demo: %s", line),
+            )
+        except (SnowfieldError, RuntimeError, OSError) as exc:
+            log.warning("demo: the validator manager demo stopped: %s", exc)
 
 
 async def _icm_demo(base: str, labels: list[str], secret: bytes) -> None:
@@ -937,15 +961,17 @@ def contracts_load(
     console.print(f"Loaded metadata of {len(parsed)} contracts")
 
 
-def _demo_l1_genesis(data_dir: Path) -> Path:
+def demo_l1_genesis(data_dir: Path) -> Path:
     """`make up`'s L1: the devnet's default L1 genesis with every precompile active, dev
-    account 0 their admin (the demo calls each), the other dev accounts allowed, and the ICM
-    messenger's one-time deployer (its keyless deployment must pass the allow lists)."""
+    account 0 their admin (the demo calls each), the other dev accounts allowed, the ICM
+    messenger's one-time deployer (its keyless deployment must pass the allow lists), and our
+    ValidatorManager at the manager address the devnet's conversion names."""
     import time
 
     from snowfield.crypto.keys import EWOQ_KEY, derive_keys, key_from_bytes
-    from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, devnet_l1_genesis
+    from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, MANAGER_ADDRESS, devnet_l1_genesis
     from snowfield.workload.icm import KEYLESS
+    from snowfield.workload.validator_manager import genesis_with_manager
 
     defaults = NetworkSettings()
     keys = [*derive_keys(defaults.mnemonic, defaults.accounts), key_from_bytes(EWOQ_KEY)]
@@ -958,6 +984,7 @@ def _demo_l1_genesis(data_dir: Path) -> Path:
         int(time.time()),
         precompiles=True,
     )
+    genesis = genesis_with_manager(genesis, MANAGER_ADDRESS)
     path = data_dir / "demo-l1-genesis.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(genesis)
@@ -991,7 +1018,7 @@ def up(
                 "--x-dag-vertices",
                 str(UP_X_DAG_VERTICES),
                 "--l1",
-                f"snowfield demo L1={_demo_l1_genesis(data_dir)}",
+                f"snowfield demo L1={demo_l1_genesis(data_dir)}",
                 "--data-dir",
                 str(data_dir / "devnet"),
                 "--port",

@@ -35,7 +35,7 @@ from snowfield.formats.warp.platform_messages import (
 from snowfield.node.l1_boot import MANAGER_ADDRESS
 from snowfield.rpc.client import RpcClient
 from snowfield.testing import RunningNode, serve_devnet
-from snowfield.workload.platform_demo import _PWallet
+from snowfield.workload.platform_demo import PWallet
 from tests.aggregator.test_aggregate import aggregate, check
 from tests.helpers import rpc_reply
 from tests.node.test_node_apis import service
@@ -71,7 +71,7 @@ def _send_from_manager(node: RunningNode, chain: str, payload: bytes) -> Unsigne
 
 async def _issue(node: RunningNode, make: Any, burn: int = 0) -> str:
     async with RpcClient(f"{node.base}/ext/bc/P") as p:
-        wallet = _PWallet(
+        wallet = PWallet(
             p, EWOQ_KEY, node.node.settings.network_id, ID.from_string(node.node.ids.avax_asset)
         )
         return await wallet.issue(make, spend=burn)

@@ -102,9 +102,15 @@ class AggregatorService:
         aggregator = await self._ready()
         return await aggregator.aggregate(replace(request, deadline=self.deadline))
 
-    async def aggregate_tx(self, tx_id: str) -> Message:
+    async def validated_by(self, blockchain_id: str) -> str:
+        """The subnet validating a chain (cb58), as the P-Chain says (cached)."""
+        aggregator = await self._ready()
+        return await aggregator.platform.validated_by(ID.from_string(blockchain_id))
+
+    async def aggregate_tx(self, tx_id: str, *, signing_subnet: str = PRIMARY_NETWORK) -> Message:
         """The signed P-Chain L1 message a ConvertSubnetToL1Tx, RegisterL1ValidatorTx or
-        SetL1ValidatorWeightTx calls for, signed by the primary network's validators."""
+        SetL1ValidatorWeightTx calls for, signed by the primary network's validators (or by
+        `signing_subnet`'s: an L1 verifies a P-Chain message against its own validators)."""
         aggregator = await self._ready()
         data = await aggregator.platform.tx(tx_id)
         if data is None:
@@ -115,7 +121,7 @@ class AggregatorService:
             self._network_id, P_CHAIN_ID, encode_payload(AddressedCall(b"", message))
         )
         request = AggregationRequest(
-            unsigned, justification, signing_subnet=PRIMARY_NETWORK, deadline=self.deadline
+            unsigned, justification, signing_subnet=signing_subnet, deadline=self.deadline
         )
         return await aggregator.aggregate(request)
 

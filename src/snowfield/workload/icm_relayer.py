@@ -49,6 +49,7 @@ MAX_LOGS = 500
 DELIVERED, RECEIVED, FAILED = "delivered", "received", "failed"
 MAX_ATTEMPTS = 50  # a message still undeliverable after this many steps is given up (logged)
 DISCOVER_EVERY = 30  # rounds between looks for chains the node added
+PRIMARY_NETWORK = "11111111111111111111111111111111LpoYY"
 CUSTOM_EVM_VM_ID = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"  # subnet-evm
 
 
@@ -70,6 +71,7 @@ class Relayer:
         for chain, url in chains.items():
             self._add(chain, url)
         self.discover = discover
+        self._requires_primary: dict[str, bool] = {}
         self.secret = secret
         self.reward_address = reward_address
         self.aggregator = AggregatorService(node_url)
@@ -192,7 +194,10 @@ class Relayer:
             return RECEIVED
         unsigned = await self._warp_message(self.rpcs[source], entry)
         try:
-            signed = await self.aggregator.aggregate(AggregationRequest(unsigned))
+            signing = await self._signing_subnet(source, destination)
+            signed = await self.aggregator.aggregate(
+                AggregationRequest(unsigned, signing_subnet=signing)
+            )
         except AggregationError as exc:
             log.warning("message %s not signed: %s", message_id, exc)
             return FAILED
@@ -206,6 +211,22 @@ class Relayer:
         )
         log.info("delivered %s to %s: %s", message_id, destination, receipt["status"])
         return DELIVERED if receipt["status"] == "0x1" else FAILED
+
+    async def _signing_subnet(self, source: str, destination: str) -> str | None:
+        """Whose signatures the destination verifies: a message from a primary-network chain
+        to an L1 is checked against the L1's own validators unless the L1 requires primary
+        network signers (warpConfig), as icm-services' relayer asks; otherwise the source's
+        (None: the aggregator's default)."""
+        if await self.aggregator.validated_by(source) != PRIMARY_NETWORK:
+            return None
+        target = await self.aggregator.validated_by(destination)
+        if target == PRIMARY_NETWORK:
+            return None
+        if destination not in self._requires_primary:
+            config = await self.rpcs[destination].call("eth_getChainConfig")
+            warp = (config or {}).get("warpConfig") or {}
+            self._requires_primary[destination] = bool(warp.get("requirePrimaryNetworkSigners"))
+        return None if self._requires_primary[destination] else target
 
     async def _warp_message(self, rpc: RpcClient, entry: dict[str, Any]) -> UnsignedMessage:
         """The Warp message the messenger sent in the same transaction as `entry`."""

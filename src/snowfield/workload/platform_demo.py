@@ -63,7 +63,7 @@ class PlatformDemoReport:
     rewards_address: str = ""
 
 
-class _PWallet:
+class PWallet:
     """Spends the UTXOs one key owns alone on the P-Chain; signs locally."""
 
     def __init__(self, p: RpcClient, secret: bytes, network_id: int, asset: ID) -> None:
@@ -135,7 +135,7 @@ async def run_platform_demo(
     ):
         network_id = int((await info.call_object("info.getNetworkID"))["networkID"])
         asset = ID.from_string((await p.call_object("platform.getStakingAssetID"))["assetID"])
-        wallet = _PWallet(p, secret, network_id, asset)
+        wallet = PWallet(p, secret, network_id, asset)
         rewards = OutputOwners(0, 1, (ShortID.from_public_key(public_key_of(REWARDS_SECRET)),))
         report.rewards_address = format_address(
             "P", hrp_for_network(network_id), rewards.addresses[0].raw

@@ -18,7 +18,7 @@ from snowfield.formats.platform.components import TransferableInput
 from snowfield.formats.platform.secp256k1fx import TransferInput, TransferOutput
 from snowfield.formats.platform.transfer_txs import ImportTx
 from snowfield.rpc.client import RpcClient
-from snowfield.workload.platform_demo import _PWallet
+from snowfield.workload.platform_demo import PWallet
 from snowfield.workload.xwallet import XWallet, x_network
 
 TRANSFER = 1_000_000_000  # nAVAX: 1 AVAX per round to the next dev key
@@ -29,7 +29,7 @@ GROUPS = 16
 async def _import_on_p(base: str, secret: bytes, network_id: int, avax: ID, x_chain: ID) -> str:
     """Imports on P every UTXO the X-Chain exported to the key."""
     async with RpcClient(f"{base}/ext/bc/P") as p:
-        wallet = _PWallet(p, secret, network_id, avax)
+        wallet = PWallet(p, secret, network_id, avax)
         reply = await p.call_object(
             "platform.getUTXOs", {"addresses": [wallet.text], "sourceChain": str(x_chain)}
         )

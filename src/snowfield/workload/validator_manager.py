@@ -1,0 +1,203 @@
+"""An L1 validator registered end to end through our ValidatorManager contract (ACP-99's
+message flow), over public interfaces only:
+
+  1. the manager's owner calls initiateValidatorRegistration: the contract sends a Warp
+     RegisterL1ValidatorMessage (ACP-77 codec bytes) from the manager address;
+  2. the L1's validators sign it (the aggregator, over the peer protocol);
+  3. RegisterL1ValidatorTx with the signed message, a balance and the BLS proof of possession
+     goes to the P-Chain;
+  4. the P-Chain's L1ValidatorRegistration for the tx is signed by the L1's validators (a
+     P-Chain message is verified on an L1 against the L1's own set);
+  5. completeValidatorRegistration delivers it to the contract: the validator is Active.
+
+`genesis_with_manager` puts the contract's runtime code at the manager address of an L1's
+genesis (the address the conversion names), as avalanche-cli's genesis holds its proxy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from eth_abi import decode
+
+from snowfield.aggregator.aggregate import AggregationRequest
+from snowfield.aggregator.service import AggregatorService
+from snowfield.crypto import bls
+from snowfield.crypto.hashing import keccak
+from snowfield.formats.ids import ID, ShortID
+from snowfield.formats.platform.l1_txs import RegisterL1ValidatorTx
+from snowfield.formats.warp.message import UnsignedMessage
+from snowfield.formats.warp.predicate import warp_access_list
+from snowfield.rpc.client import RpcClient
+from snowfield.workload.contracts import call_data, event_topic, load
+from snowfield.workload.icm import EvmAccount
+from snowfield.workload.platform_demo import PWallet
+
+WARP = "0x0200000000000000000000000000000000000005"
+SEND_WARP = keccak(b"SendWarpMessage(address,bytes32,bytes)")
+INITIATED = event_topic("InitiatedValidatorRegistration(bytes32,bytes20,bytes32,uint64,uint64)")
+COMPLETED = event_topic("CompletedValidatorRegistration(bytes32,uint64)")
+OWNER_TYPE = "(uint32,address[])"
+INITIATE = f"initiateValidatorRegistration(bytes,bytes,{OWNER_TYPE},{OWNER_TYPE},uint64)"
+ACTIVE = 2  # ValidatorStatus.Active
+DEMO_BALANCE = 10**9  # 1 AVAX: pays the new L1 validator's continuous fee for days
+
+
+def genesis_with_manager(genesis: bytes, manager: bytes) -> bytes:
+    """`genesis` (an EVM genesis JSON) with the ValidatorManager's runtime code at `manager`."""
+    doc = json.loads(genesis)
+    key = manager.hex()
+    alloc = doc.setdefault("alloc", {})
+    entry = alloc.get(key) or alloc.get("0x" + key) or {"balance": "0x0"}
+    entry["code"] = "0x" + load("ValidatorManager").deployed_bytecode.hex()
+    alloc.pop("0x" + key, None)
+    alloc[key] = entry
+    return json.dumps(doc).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    validation_id: ID
+    node_id: bytes
+    register_tx: str  # the P-Chain RegisterL1ValidatorTx id
+    completed_tx: str  # the L1 tx that completed it on the manager
+
+
+class ManagerClient:
+    """The manager contract on one L1, its owner's key, and the P-Chain wallet that pays."""
+
+    def __init__(
+        self,
+        node_url: str,
+        l1_rpc: RpcClient,
+        manager: str,
+        owner_secret: bytes,
+        wallet: PWallet,
+        aggregator: AggregatorService,
+    ) -> None:
+        self.node_url = node_url.rstrip("/")
+        self.rpc = l1_rpc
+        self.manager = manager
+        self.owner = EvmAccount(l1_rpc, owner_secret)
+        self.wallet = wallet
+        self.aggregator = aggregator
+
+    async def initialize(self, subnet_id: ID) -> None:
+        """Sets the L1's subnet and the owner, once (a second call is a no-op here)."""
+        if int(await self._view("owner()"), 16):
+            return
+        receipt = await self.owner.send(
+            self.manager,
+            call_data("initialize(bytes32,address)", subnet_id.raw, self.owner.address),
+        )
+        _require(receipt, "initialize")
+
+    async def register(
+        self,
+        node_id: bytes,
+        key: bls.SecretKey,
+        owner: ShortID,
+        weight: int,
+        balance: int,
+        subnet_id: ID,
+    ) -> Registration:
+        """Registers `node_id` (20 bytes) with `key` as an L1 validator: steps 1-5 above."""
+        owners = (1, ["0x" + owner.raw.hex()])
+        initiated = await self.owner.send(
+            self.manager,
+            call_data(INITIATE, node_id, key.public_key().to_bytes(), owners, owners, weight),
+        )
+        _require(initiated, "initiateValidatorRegistration")
+        unsigned = _sent_warp_message(initiated)
+        (validation_id,) = [
+            ID(bytes.fromhex(item["topics"][1][2:]))
+            for item in initiated["logs"]
+            if item["topics"][0] == "0x" + INITIATED.hex()
+        ]
+        signed = await self.aggregator.aggregate(AggregationRequest(unsigned))
+        pop = key.prove_possession().to_bytes()
+        tx_id = await self.wallet.issue(
+            lambda base: RegisterL1ValidatorTx(base, balance, pop, signed.encode()),
+            spend=balance,
+        )
+        registration = await self.aggregator.aggregate_tx(tx_id, signing_subnet=str(subnet_id))
+        completed = await self.owner.send(
+            self.manager,
+            call_data("completeValidatorRegistration(uint32)", 0),
+            access_list=warp_access_list(registration.encode()),
+        )
+        _require(completed, "completeValidatorRegistration")
+        if not any(item["topics"][0] == "0x" + COMPLETED.hex() for item in completed["logs"]):
+            raise RuntimeError("the manager did not complete the registration")
+        return Registration(validation_id, node_id, tx_id, completed["transactionHash"])
+
+    async def status(self, validation_id: ID) -> tuple[int, int]:
+        """(ValidatorStatus, weight) the manager holds for `validation_id`."""
+        raw = await self._view("getValidator(bytes32)", validation_id.raw)
+        status, _node, weight, _expiry = decode(
+            ["uint8", "bytes", "uint64", "uint64"], bytes.fromhex(raw[2:])
+        )
+        return int(status), int(weight)
+
+    async def _view(self, signature: str, *args: Any) -> str:
+        data = "0x" + call_data(signature, *args).hex()
+        return str(await self.rpc.call("eth_call", {"to": self.manager, "data": data}, "latest"))
+
+
+def _require(receipt: dict[str, Any], what: str) -> None:
+    if receipt.get("status") != "0x1":
+        raise RuntimeError(f"{what} failed on the validator manager: {receipt}")
+
+
+def _sent_warp_message(receipt: dict[str, Any]) -> UnsignedMessage:
+    for item in receipt["logs"]:
+        if item["address"].lower() == WARP and item["topics"][0] == "0x" + SEND_WARP.hex():
+            (data,) = decode(["bytes"], bytes.fromhex(item["data"][2:]))
+            return UnsignedMessage.decode(data)
+    raise RuntimeError("the manager sent no Warp message")
+
+
+async def run_manager_demo(
+    node_url: str,
+    l1: str,
+    manager: str,
+    owner_secret: bytes,
+    p_secret: bytes,
+    log: Callable[[str], None],
+) -> Registration | None:
+    """make up's demo: the L1 `l1`'s manager contract initialized and one new validator
+    (weight 1, a fresh node id and BLS key) registered through it; None when the L1 holds no
+    manager contract."""
+    base = node_url.rstrip("/")
+    async with RpcClient(f"{base}/ext/bc/{l1}/rpc") as rpc, RpcClient(f"{base}/ext/bc/P") as p:
+        if await rpc.call("eth_getCode", manager, "latest") in ("0x", None):
+            log(f"validator manager: no contract at {manager} on {l1}")
+            return None
+        chains = (await p.call_object("platform.getBlockchains"))["blockchains"]
+        subnet = ID.from_string(next(c["subnetID"] for c in chains if c["id"] == l1))
+        async with RpcClient(f"{base}/ext/info") as info:
+            network_id = int((await info.call_object("info.getNetworkID"))["networkID"])
+        async with RpcClient(f"{base}/ext/bc/X") as x:
+            avax = ID.from_string(
+                (await x.call_object("avm.getAssetDescription", {"assetID": "AVAX"}))["assetID"]
+            )
+        wallet = PWallet(p, p_secret, network_id, avax)
+        aggregator = AggregatorService(base)
+        try:
+            client = ManagerClient(base, rpc, manager, owner_secret, wallet, aggregator)
+            await client.initialize(subnet)
+            key = bls.SecretKey.generate()
+            done = await client.register(
+                os.urandom(20), key, wallet.address, 1, DEMO_BALANCE, subnet
+            )
+        finally:
+            await aggregator.close()
+    log(
+        f"validator manager: registered validation {done.validation_id} on {l1} "
+        f"(P-Chain tx {done.register_tx})"
+    )
+    return done
