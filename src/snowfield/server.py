@@ -173,6 +173,11 @@ def server_config(
         host=host,
         port=port,
         log_level="warning",
+        # Requests are counted in each service's own metrics; uvicorn's access line (never
+        # shown at this level) still formats its arguments per response. No `server: uvicorn`
+        # header: Go's net/http, which the node and the data service stand for, sends none.
+        access_log=False,
+        server_header=False,
         lifespan="on",
         http=guarded_protocol(limits, render),
         limit_concurrency=limits.max_connections or None,

@@ -124,3 +124,8 @@ def test_metrics_api_and_node_answer_other_origins(db: Database) -> None:
         answer = httpx.post(node.rpc, json=body, headers=origin)
         assert answer.headers["access-control-allow-origin"] == "*"
         assert orjson.loads(answer.content)["result"] == hex(43112)
+        # without an Origin: no CORS headers, but caches are told the answer varies by it
+        for url in (node.rpc, f"{node.base}/ext/bc/P", f"{node.base}/ext/health"):
+            plain = httpx.post(url, json=body) if "health" not in url else httpx.get(url)
+            assert "access-control-allow-origin" not in plain.headers
+            assert plain.headers["vary"] == "Origin", url

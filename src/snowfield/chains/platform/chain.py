@@ -52,6 +52,10 @@ class PlatformChain:
         """Verifies a signed tx against the current state and queues it; returns its id."""
         return self.issue_tx(Tx.decode(tx_bytes), now)
 
+    @property
+    def mempool_size(self) -> int:
+        return len(self._mempool)
+
     def issue_tx(self, tx: Tx, now: int | None = None) -> ID:
         """`issue` of a decoded tx; `now` is the network time its block will be built at."""
         if tx.id in self._mempool:
