@@ -179,3 +179,48 @@ def test_health_reports_the_p_chain(devnet: RunningNode) -> None:
     assert consensus["lastAcceptedHeight"] == devnet.node.chains["P"].runtime.blocks.last.height
     assert consensus["lastAcceptedID"] == str(devnet.node.chains["P"].runtime.blocks.last.id)
     assert "X" in report["checks"]
+
+
+def test_a_refused_tx_leaves_no_trace(devnet: RunningNode) -> None:
+    """issueTx verifies in the block built for the call: a tx that cannot apply answers with
+    the executor's error, reads as Unknown, and holds nothing (the same UTXOs spend next)."""
+    import asyncio
+    from dataclasses import replace
+
+    from snowfield.crypto.keys import EWOQ_KEY
+    from snowfield.errors import SnowfieldError
+    from snowfield.formats.ids import ShortID
+    from snowfield.formats.platform.components import TransferableOutput
+    from snowfield.formats.platform.secp256k1fx import OutputOwners, TransferOutput
+    from snowfield.formats.platform.transfer_txs import BaseTx
+    from snowfield.rpc.client import RpcClient
+    from snowfield.workload.platform_demo import PWallet
+
+    url = devnet.base + "/ext/bc/P"
+    asset = ID.from_string(call(url, "platform.getStakingAssetID")["assetID"])
+    network_id = devnet.node.settings.network_id
+    before = call(url, "platform.getBalance", {"addresses": [EWOQ]})["balance"]
+
+    def paying(amount: int) -> Any:
+        extra = TransferableOutput(
+            asset, TransferOutput(amount, OutputOwners(0, 1, (ShortID(b"\x07" * 20),)))
+        )
+
+        def make(base: Any) -> BaseTx:
+            outputs = sorted((*base.outputs, extra), key=lambda o: o.sort_key())
+            return BaseTx(replace(base, outputs=tuple(outputs)))
+
+        return make
+
+    async def flow() -> str:
+        async with RpcClient(url) as p:
+            wallet = PWallet(p, EWOQ_KEY, network_id, asset)
+            with pytest.raises(SnowfieldError, match="couldn't issue tx:") as refused:
+                await wallet.issue(paying(10**30 // 10**12))  # more than the inputs hold
+            assert "flow" in str(refused.value) or "funds" in str(refused.value)
+            return await wallet.issue(paying(1), spend=1)
+
+    tx_id = asyncio.run(flow())
+    assert call(url, "platform.getTxStatus", {"txID": tx_id}) == {"status": "Committed"}
+    after = call(url, "platform.getBalance", {"addresses": [EWOQ]})["balance"]
+    assert int(after) < int(before)

@@ -36,6 +36,7 @@ class PlatformChain:
         self.env = Env(state, shared_memory, P_CHAIN_ID)
         self._acceptor = BlockAcceptor(self.env)
         self._mempool: dict[ID, Tx] = {}
+        self._spent_by: dict[ID, ID] = {}  # UTXO id -> the mempool tx spending it
         self._stopped: set[NodeID] = set()
         self.blocks: list[AcceptedBlock] = []
         # The node's view of its validators' uptime; a node it does not run counts as up
@@ -56,8 +57,10 @@ class PlatformChain:
     def mempool_size(self) -> int:
         return len(self._mempool)
 
-    def issue_tx(self, tx: Tx, now: int | None = None) -> ID:
-        """`issue` of a decoded tx; `now` is the network time its block will be built at."""
+    def issue_tx(self, tx: Tx, now: int | None = None, *, verify: bool = True) -> ID:
+        """`issue` of a decoded tx; `now` is the network time its block will be built at.
+        `verify=False`: the caller builds the block right away and reads the tx's fate from
+        it (`refusal`): the block's execution is then its only one."""
         if tx.id in self._mempool:
             return tx.id  # avalanchego's issueTx ignores a duplicate in its mempool
         known = self.state.txs.get(tx.id)
@@ -65,11 +68,20 @@ class PlatformChain:
             raise Conflict(f"duplicate tx: {tx.id} is already accepted")
         if len(self._mempool) >= MAX_MEMPOOL:
             raise Conflict("mempool is full")
-        self._check_conflicts(tx)
-        self._verify(tx, now)
+        spends = self._check_conflicts(tx)
+        if verify:
+            self._verify(tx, now)
         self._mempool[tx.id] = tx
+        self._spent_by.update(dict.fromkeys(spends, tx.id))
         self._acceptor.dropped.pop(tx.id, None)
         return tx.id
+
+    def refusal(self, tx_id: ID) -> str | None:
+        """Why the block built for an unverified issue (`verify=False`) left the tx out; the tx
+        is then forgotten, as one refused at issue is (status Unknown)."""
+        if tx_id in self.state.txs or tx_id in self._mempool:
+            return None
+        return self._acceptor.dropped.pop(tx_id, "tx was not included in a block")
 
     def _verify(self, tx: Tx, now: int | None) -> None:
         """Executes `tx`. Like avalanchego's VerifyTx, the fee capacity and price are those of
@@ -88,11 +100,14 @@ class PlatformChain:
         finally:
             state.fee_state = saved
 
-    def _check_conflicts(self, tx: Tx) -> None:
+    def _check_conflicts(self, tx: Tx) -> set[ID]:
+        """The UTXOs `tx` spends; Conflict when a mempool tx spends one of them."""
         spends = _spent_ids(tx)
-        for other in self._mempool.values():
-            if spends & _spent_ids(other):
-                raise Conflict(f"tx conflicts with other tx: {tx.id} spends inputs of {other.id}")
+        for utxo_id in spends:
+            other = self._spent_by.get(utxo_id)
+            if other is not None:
+                raise Conflict(f"tx conflicts with other tx: {tx.id} spends inputs of {other}")
+        return spends
 
     def mark_stopped(self, node_id: NodeID, stopped: bool = True) -> None:
         """Devnet fault: a stopped validator's uptime is 0, so its reward is aborted (the
@@ -113,6 +128,7 @@ class PlatformChain:
                 max(now, self.state.timestamp), tuple(self._mempool.values())
             )
             self._mempool.clear()
+            self._spent_by.clear()
             if block is not None:
                 built.append(block)
         self.blocks += built
@@ -142,7 +158,9 @@ class PlatformChain:
         """Replays a journaled block (deterministic: the same bytes give the same state)."""
         block = self._acceptor.accept(data)
         for tx_id in _tx_ids(block):
-            self._mempool.pop(tx_id, None)
+            left = self._mempool.pop(tx_id, None)
+            for utxo_id in _spent_ids(left) if left is not None else ():
+                self._spent_by.pop(utxo_id, None)
         self.blocks.append(block)
         return block
 

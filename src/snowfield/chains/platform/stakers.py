@@ -7,6 +7,7 @@ Public API: `StakerKind` (the priorities: delegators leave before validators at 
 from __future__ import annotations
 
 import enum
+import heapq
 from dataclasses import dataclass, field
 
 from snowfield.formats.ids import ID, NodeID
@@ -61,6 +62,11 @@ class StakerSet:
     delegatee_rewards: dict[tuple[ID, NodeID], int] = field(default_factory=dict)
     # counts changes: what depends on the set only is recomputed after one
     version: int = field(default=0, compare=False)
+    # Kept with every add and remove, so that the rules' reads do not walk every staker:
+    # each validator's delegated weight, and a heap of (removal order, tx id) whose entries
+    # for stakers already gone are skipped when met.
+    _delegated: dict[tuple[ID, NodeID], int] = field(default_factory=dict, compare=False)
+    _ending: list[tuple[tuple[int, int, bytes], ID]] = field(default_factory=list, compare=False)
 
     def add(self, staker: Staker) -> None:
         self.version += 1
@@ -68,8 +74,10 @@ class StakerSet:
         key = (staker.subnet_id, staker.node_id)
         if staker.kind is StakerKind.PRIMARY_DELEGATOR:
             self.delegators.setdefault(key, {})[staker.tx_id] = staker
+            self._delegated[key] = self._delegated.get(key, 0) + staker.weight
         else:
             self.validators[key] = staker
+        heapq.heappush(self._ending, (staker.order, staker.tx_id))
 
     def remove(self, staker: Staker) -> None:
         self.version += 1
@@ -77,28 +85,35 @@ class StakerSet:
         key = (staker.subnet_id, staker.node_id)
         if staker.kind is StakerKind.PRIMARY_DELEGATOR:
             del self.delegators[key][staker.tx_id]
+            self._delegated[key] -= staker.weight
         else:
             del self.validators[key]
             self.delegators.pop(key, None)
             self.delegatee_rewards.pop(key, None)
+            self._delegated.pop(key, None)
 
     def delegated_weight(self, subnet_id: ID, node_id: NodeID) -> int:
-        return sum(d.weight for d in self.delegators.get((subnet_id, node_id), {}).values())
+        return self._delegated.get((subnet_id, node_id), 0)
 
     def delegators_of(self, subnet_id: ID, node_id: NodeID) -> list[Staker]:
         return sorted(self.delegators.get((subnet_id, node_id), {}).values(), key=_order)
 
     def next_to_end(self) -> Staker | None:
-        return min(self.by_tx.values(), key=_order, default=None)
+        ending = self._ending
+        while ending:
+            order, tx_id = ending[0]
+            staker = self.by_tx.get(tx_id)
+            if staker is not None and staker.order == order:
+                return staker
+            heapq.heappop(ending)  # left the set (or was replaced)
+        return None
 
     def weights(self, subnet_id: ID) -> dict[NodeID, tuple[int, bytes | None]]:
         """Each validator's weight (its own plus its delegators') and BLS key on `subnet_id`."""
         result: dict[NodeID, tuple[int, bytes | None]] = {}
         for (subnet, node_id), validator in self.validators.items():
             if subnet == subnet_id:
-                delegated = sum(
-                    d.weight for d in self.delegators.get((subnet, node_id), {}).values()
-                )
+                delegated = self._delegated.get((subnet, node_id), 0)
                 result[node_id] = (validator.weight + delegated, validator.public_key)
         return result
 
