@@ -99,6 +99,7 @@ def walk(site: Site, targets: dict[str, Any]) -> dict[str, Any]:
         {"name": "nfts-shot", "shot": "address-nfts.png"},
         {"name": "deployed", "url": f"/#/chain/{CHAIN}/address/{A}?tab=contracts"},
         {"name": "contract-link", "click": f"[data-contract='{token}'] a"},
+        {"name": "icm-tab", "url": f"/#/chain/{CHAIN}/address/{A}?tab=icm"},
         {"name": "contract", "url": f"/#/chain/{CHAIN}/contract/{token}", "shot": "contract.png"},
         {"name": "metrics", "url": "/#/metrics", "shot": "metrics.png"},
         {"name": "chart-2160", "script": CHART_2160, "shot": "chart-2160.png"},
@@ -278,6 +279,9 @@ def test_address_page_balances_history_and_paging(walk: dict[str, Any], site: Si
     assert walk["address-first"]["txs"] == page["txs"]
     erc20 = site.api(f"/v1/chains/{CHAIN}/addresses/{A}/transactions:listErc20", pageSize=25)
     assert walk["erc20-tab"]["txs"] == [t["txHash"] for t in erc20["transactions"]]
+    # operation 16's tab: as many messages as the data API lists for the address
+    messages = site.api(f"/v1/icm/addresses/{A}/messages", pageSize=25)["messages"]
+    assert one(walk["icm-tab"], "icm-messages")[1] == str(len(messages))
 
 
 def test_nft_holdings_show_their_images(walk: dict[str, Any], site: Site) -> None:

@@ -1,5 +1,6 @@
 // An address: native balance and ERC-721 holdings (operation 8), ERC-20 holdings of the tokens
-// in its transfers (operation 6, balances by eth_call), and tabs over operations 5, 6, 7, 8, 10.
+// in its transfers (operation 6, balances by eth_call), and tabs over operations 5, 6, 7, 8, 10
+// and 16 (its cross-chain messages, on every indexed chain).
 
 import { ApiError } from "../api.js";
 import { addressLink, blockLink, html, short, txLink, units, when } from "../fmt.js";
@@ -18,6 +19,7 @@ const TABS = {
   erc721: { label: "NFT transfers", op: "transactions:listErc721", show: (chain, body, me) => transfers(chain, body.transactions, me, "erc721") },
   nfts: { label: "NFTs", op: "balances:listErc721", show: (chain, body) => nftGrid(body.erc721TokenBalances), size: 24 },
   contracts: { label: "Deployed contracts", path: (chain, a) => `/v1/chains/${chain}/contracts/${a}/deployments`, show: (chain, body) => contractsTable(chain, body.contracts) },
+  icm: { label: "Cross-chain messages", path: (chain, a) => `/v1/icm/addresses/${a}/messages`, show: (chain, body, me) => icmTable(body.messages, me) },
 };
 
 async function render(view, ctx, { chain, address }, query) {
@@ -98,6 +100,29 @@ function nftGrid(tokens) {
       ${image ? html`<img src="${image}" alt="${meta.name || t.name}" decoding="async">` : html`<div class="ph"></div>`}
       <div class="cap"><b>${meta.name || `${t.name} #${t.tokenId}`}</b><span class="muted">${t.symbol} #${t.tokenId}</span></div></div>`;
   })}</div>`;
+}
+
+const ICM_STATUS = { pending: "Pending", delivered: "Delivered", delivered_source_not_indexed: "Delivered (source not indexed)" };
+
+/** Operation 16's messages: each side's transaction links to its own chain's page. */
+function icmTable(messages, me) {
+  if (!messages.length) return html`<div class="empty" data-k="icm-messages" data-v="0">No cross-chain messages</div>`;
+  const side = (chainId, tx) => (chainId && tx ? txLink(chainId, tx.txHash) : html`<span class="muted">not indexed</span>`);
+  return html`<table data-k="icm-messages" data-v="${messages.length}"><thead><tr><th>Message</th><th>Status</th><th>Route</th><th></th><th>Counterpart</th><th>Sent</th><th>Received</th><th class="num">Fee</th></tr></thead><tbody>
+    ${messages.map((m) => {
+      const out = m.from === me;
+      const other = out ? m.to : m.from;
+      const reward = m.rewardDetails;
+      const state = m.status === "pending" ? "" : m.messageExecuted ? "ok" : "bad";
+      return html`<tr data-message="${m.messageId}"><td class="mono">${short("0x" + m.messageId)}</td>
+        <td><span class="badge ${state}" title="${m.messageExecuted ? "executed" : "not executed"}">${ICM_STATUS[m.status] || m.status}${m.status !== "pending" && !m.messageExecuted ? " · not executed" : ""}</span></td>
+        <td>${m.sourceEvmChainId || short(m.sourceBlockchainId)} → ${m.destinationEvmChainId || short(m.destinationBlockchainId)}</td>
+        <td><span class="badge ${out ? "bad" : "ok"}">${out ? "OUT" : "IN"}</span></td>
+        <td class="mono">${short(other)}</td>
+        <td>${side(m.sourceEvmChainId, m.sourceTransaction)}${m.sourceTransaction ? html` <span class="muted">${when(m.sourceTransaction.timestamp)}</span>` : ""}</td>
+        <td>${side(m.destinationEvmChainId, m.destinationTransaction)}</td>
+        <td class="num">${reward.value === "0" ? "–" : html`${units(reward.value, reward.decimals)} ${reward.symbol}`}</td></tr>`;
+    })}</tbody></table>`;
 }
 
 export function contractsTable(chain, contracts) {
