@@ -160,6 +160,7 @@ def measure(url: str, txs: list[str]) -> Rate:
 def _mean(a: Rate, b: Rate) -> Rate:
     rate = Rate((a + b) / 2)
     rate.complete = getattr(a, "complete", True) and getattr(b, "complete", True)
+    rate.wait = (a.wait + b.wait) / 2
     return rate
 
 
@@ -204,15 +205,16 @@ def ours(count: int, block_time: float | None) -> tuple[float, float]:
             cmd += ["--block-time", str(block_time)]
         with running(cmd, url):
             # The first chain measured warms the process for the second: each goes first in
-            # turn, over half of the transactions, and the two halves are averaged.
-            half = max(1, count // 2)
-            total = 2 * (WARMUP + half)  # each run warms up on its first WARMUP
-            c_txs, l1_txs = signed(43112, total), signed(L1_CHAIN_ID, total)
+            # turn, and the two runs are averaged. Each run sends `count` transactions, as
+            # anvil's does: in interval mode the wait for the last block weighs on a run in
+            # inverse proportion to its length, so runs of half the length would not compare.
+            run = WARMUP + count  # each run warms up on its first WARMUP
+            c_txs, l1_txs = signed(43112, 2 * run), signed(L1_CHAIN_ID, 2 * run)
             l1_url = l1_rpc(base)
-            c_first = measure(url, c_txs[: WARMUP + half])
-            l1_second = measure(l1_url, l1_txs[: WARMUP + half])
-            l1_first = measure(l1_url, l1_txs[WARMUP + half :])
-            c_second = measure(url, c_txs[WARMUP + half :])
+            c_first = measure(url, c_txs[:run])
+            l1_second = measure(l1_url, l1_txs[:run])
+            l1_first = measure(l1_url, l1_txs[run:])
+            c_second = measure(url, c_txs[run:])
             return _mean(c_first, c_second), _mean(l1_first, l1_second)
 
 

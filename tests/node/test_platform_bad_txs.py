@@ -212,3 +212,17 @@ def test_wrong_owner(devnet: RunningNode) -> None:
         auth=[[KEY2]],  # signed by a key that does not own the subnet
     )
     refused(devnet, tx, "unauthorized subnet modification")
+
+
+def test_a_refused_tx_moves_no_time(devnet: RunningNode) -> None:
+    """A refused tx issued when the network clock is ahead of the last block (the block built
+    for it would move time) is refused without any block: height and fee state stay put."""
+    rpc = devnet.base + "/ext/bc/C/rpc"
+    reply = httpx.post(
+        rpc, json={"jsonrpc": "2.0", "id": 1, "method": "evm_increaseTime", "params": [7]}
+    ).json()
+    assert "error" not in reply, reply
+    chain = chain_of(devnet)
+    assert int(devnet.node.chains["P"].runtime.now()) > chain.state.timestamp
+    tx = base_tx(Wallet(chain))
+    refused(devnet, sign(tx.unsigned, [[KEY2]]), "wrong signature")

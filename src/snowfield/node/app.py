@@ -115,21 +115,27 @@ def create_node_app(node: Node) -> ASGIApp:
         rpc_paths.update(_fast_paths(late))
         gorilla_paths.update(_gorilla_fast_paths(late))
 
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+    async def fast(scope: Scope, receive: Receive, send: Send, extra: Headers) -> bool:
+        """Serves the hot paths, the EVM RPC and the gorilla services (platform.issueTx & co),
+        without the framework's per-request layers when the request is well formed; False
+        when the request is not one of them."""
         if len(node.chains) != routed:
             route_new_chains()
-        # The EVM RPC and the gorilla services (platform.issueTx & co) are the hot paths:
-        # served without the framework's per-request layers when the request is well formed.
-        if scope["type"] == "http" and scope["method"] == "POST":
-            dispatcher = rpc_paths.get(scope["path"])
-            if dispatcher is not None and _json_request(scope):
-                await _fast_rpc(dispatcher, limit, receive, send)
-                return
-            gorilla = gorilla_paths.get(scope["path"])
-            if gorilla is not None and _content_type(scope) == JSON:
-                await _fast_rpc(gorilla, limit, receive, send, _GORILLA_TOO_LARGE)
-                return
-        await starlette(scope, receive, send)
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return False
+        dispatcher = rpc_paths.get(scope["path"])
+        if dispatcher is not None and _json_request(scope):
+            await _fast_rpc(dispatcher, limit, receive, send, extra=extra)
+            return True
+        gorilla = gorilla_paths.get(scope["path"])
+        if gorilla is not None and _content_type(scope) == JSON:
+            await _fast_rpc(gorilla, limit, receive, send, _GORILLA_TOO_LARGE, extra)
+            return True
+        return False
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if not await fast(scope, receive, send, ()):
+            await starlette(scope, receive, send)
 
     # avalanchego answers browsers on any origin (--http-allowed-origins defaults to *).
     cors = CORSMiddleware(
@@ -141,7 +147,8 @@ def create_node_app(node: Node) -> ASGIApp:
         # answered here without the middleware's per-request header objects and send wrapper
         # (-8% server CPU per platform.issueTx, bench/pchain.py).
         if scope["type"] == "http" and not any(k == b"origin" for k, _ in scope["headers"]):
-            await app(scope, receive, _vary_origin(send))
+            if not await fast(scope, receive, send, _VARY_ORIGIN):
+                await starlette(scope, receive, _vary_origin(send))
             return
         await cors(scope, receive, send)
 
@@ -281,6 +288,7 @@ async def _fast_rpc(
     receive: Receive,
     send: Send,
     too_large: bytes = b"",
+    extra: Headers = (),
 ) -> None:
     chunks = []
     size = 0
@@ -293,31 +301,32 @@ async def _fast_rpc(
         size += len(chunk)
         if size > limit:
             if too_large:  # gorilla's answer, as Starlette's PlainTextResponse writes it
-                await _send(send, 413, too_large, b"text/plain; charset=utf-8")
+                await _send(send, 413, too_large, b"text/plain; charset=utf-8", extra)
             else:
                 refusal = b"content length too large (%d max)\n" % limit
-                await _send(send, 413, refusal, b"text/plain")
+                await _send(send, 413, refusal, b"text/plain", extra)
             return
         chunks.append(chunk)
         more = message.get("more_body", False)
     reply = await dispatcher.handle_bytes(b"".join(chunks))
-    await _send(send, 200, reply or b"", b"application/json")
+    await _send(send, 200, reply or b"", b"application/json", extra)
 
 
-_VARY = (b"vary", b"Origin")
+Headers = tuple[tuple[bytes, bytes], ...]
+_VARY_ORIGIN: Headers = ((b"vary", b"Origin"),)
 
 
 def _vary_origin(send: Send) -> Send:
     async def with_vary(message: Message) -> None:
         if message["type"] == "http.response.start":
-            message["headers"] = [*message.get("headers", ()), _VARY]
+            message["headers"] = [*message.get("headers", ()), *_VARY_ORIGIN]
         await send(message)
 
     return with_vary
 
 
-async def _send(send: Send, status: int, body: bytes, ctype: bytes) -> None:
-    headers = [(b"content-type", ctype), (b"content-length", str(len(body)).encode())]
+async def _send(send: Send, status: int, body: bytes, ctype: bytes, extra: Headers = ()) -> None:
+    headers = [(b"content-type", ctype), (b"content-length", str(len(body)).encode()), *extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

@@ -37,6 +37,7 @@ class PlatformChain:
         self._acceptor = BlockAcceptor(self.env)
         self._mempool: dict[ID, Tx] = {}
         self._spent_by: dict[ID, ID] = {}  # UTXO id -> the mempool tx spending it
+        self._unverified: set[ID] = set()  # mempool txs issued with verify=False
         self._stopped: set[NodeID] = set()
         self.blocks: list[AcceptedBlock] = []
         # The node's view of its validators' uptime; a node it does not run counts as up
@@ -71,6 +72,8 @@ class PlatformChain:
         spends = self._check_conflicts(tx)
         if verify:
             self._verify(tx, now)
+        else:
+            self._unverified.add(tx.id)
         self._mempool[tx.id] = tx
         self._spent_by.update(dict.fromkeys(spends, tx.id))
         self._acceptor.dropped.pop(tx.id, None)
@@ -123,16 +126,31 @@ class PlatformChain:
             if not step:
                 break
             built += step
+        time = max(now, self.state.timestamp)
+        if time > self.state.timestamp:
+            # A block that moves time is accepted even when its txs all fail: unverified txs
+            # are verified first, so that a refused tx never moves the chain.
+            self._verify_pending(now)
+        self._unverified.clear()
         if self._mempool:  # no tx, no block: time alone moves only at a due change
-            block = self._acceptor.standard(
-                max(now, self.state.timestamp), tuple(self._mempool.values())
-            )
+            block = self._acceptor.standard(time, tuple(self._mempool.values()))
             self._mempool.clear()
             self._spent_by.clear()
             if block is not None:
                 built.append(block)
         self.blocks += built
         return built
+
+    def _verify_pending(self, now: int) -> None:
+        for tx_id in [t for t in self._mempool if t in self._unverified]:
+            tx = self._mempool[tx_id]
+            try:
+                self._verify(tx, now)
+            except InvalidParams as err:
+                del self._mempool[tx_id]
+                for utxo_id in _spent_ids(tx):
+                    self._spent_by.pop(utxo_id, None)
+                self._acceptor.dropped[tx_id] = err.message
 
     def _next_due(self, now: int) -> list[AcceptedBlock]:
         staker = self.state.stakers.next_to_end()
