@@ -62,17 +62,23 @@ def messages_of(
     the send is not indexed)."""
     if not chain_ids:
         return Page([], None)
-    params: list[Any] = [address, address, *chain_ids]
+    chains = _in(chain_ids)
+    params: list[Any] = [address, *chain_ids, address, *chain_ids]
     having = ""
     if after is not None:
         ts, message_id = int(after[0]), str(after[1])
-        having = " HAVING MIN(block_timestamp) < ? OR (MIN(block_timestamp) = ? AND message_id < ?)"
+        having = " HAVING MIN(ts) < ? OR (MIN(ts) = ? AND message_id < ?)"
         params += [ts, ts, message_id]
+    # One covering index range per side (an OR of the two let SQLite's planner walk every
+    # event of the chains instead): a page costs the address's events, not the store's.
+    side = (
+        "SELECT message_id, block_timestamp AS ts FROM icm_events"
+        " WHERE {} = ? AND kind IN ('send', 'receive') AND chain_id IN " + chains
+    )
     rows = db.query(
-        "SELECT message_id, MIN(block_timestamp) AS ts FROM icm_events"
-        " WHERE kind IN ('send', 'receive') AND (origin = ? OR destination = ?)"
-        f" AND chain_id IN {_in(chain_ids)}"
-        f" GROUP BY message_id{having} ORDER BY ts DESC, message_id DESC LIMIT ?",
+        "SELECT message_id, MIN(ts) AS first FROM ("
+        f"{side.format('origin')} UNION ALL {side.format('destination')}"
+        f") sides GROUP BY message_id{having} ORDER BY first DESC, message_id DESC LIMIT ?",
         [*params, limit + 1],
     )
     found = [(str(r[0]), int(r[1])) for r in rows]
