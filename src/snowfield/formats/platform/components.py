@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Self
 
 from snowfield.errors import InvalidParams
@@ -38,11 +38,18 @@ class UTXOID:
 
     tx_id: ID
     output_index: int
+    # The id, computed once: a spend asks for it at admission, lookup, removal and indexing.
+    _input_id: ID | None = field(default=None, init=False, compare=False, repr=False)
 
     @property
     def input_id(self) -> ID:
         """The UTXO's id as the node indexes it: sha256(u64 BE index ‖ txID)."""
-        return ID(hashlib.sha256(self.output_index.to_bytes(8, "big") + self.tx_id.raw).digest())
+        cached = self._input_id
+        if cached is None:
+            digest = hashlib.sha256(self.output_index.to_bytes(8, "big") + self.tx_id.raw)
+            cached = ID(digest.digest())
+            object.__setattr__(self, "_input_id", cached)  # frozen, but a pure function of it
+        return cached
 
     def __str__(self) -> str:
         return f"{self.tx_id}:{self.output_index}"
