@@ -150,3 +150,25 @@ def test_a_forged_message_is_refused(l1: tuple[RunningNode, str, ID]) -> None:
         asyncio.run(
             _issue(node, lambda base: RegisterL1ValidatorTx(base, 10**9, pop, bytes(forged)))
         )
+
+
+def test_expiry_is_judged_at_the_next_block_time(l1: tuple[RunningNode, str, ID]) -> None:
+    """The P-Chain judges a registration's expiry window against the block it will be in (the
+    network's time), not its last block's, which lags when no tx came for a while."""
+    node, chain, subnet = l1
+    rpc_reply(node.rpc, "evm_increaseTime", 600)  # the network clock runs ahead of P's last block
+    platform = node.node.platform
+    now = int(platform.now())
+    assert now - platform.chain.state.timestamp >= 600
+    key = SecretKey.generate()
+    owner = PChainOwner(1, (ShortID(bytes(range(20))),))
+    register = RegisterL1Validator(
+        subnet, bytes([11]) * 20, key.public_key().to_bytes(), now + 24 * 3600 - 60, owner, owner, 3
+    )
+    unsigned = _send_from_manager(node, chain, encode_message(register))
+    signed, _ = asyncio.run(aggregate(node, AggregationRequest(unsigned)))
+    pop = key.prove_possession().to_bytes()
+    tx_id = asyncio.run(
+        _issue(node, lambda base: RegisterL1ValidatorTx(base, 10**9, pop, signed.encode()), 10**9)
+    )
+    assert _status(node, tx_id) == {"status": "Committed"}

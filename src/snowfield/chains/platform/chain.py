@@ -87,9 +87,10 @@ class PlatformChain:
         return self._acceptor.dropped.pop(tx_id, "tx was not included in a block")
 
     def _verify(self, tx: Tx, now: int | None) -> None:
-        """Executes `tx`. Like avalanchego's VerifyTx, the fee capacity and price are those of
-        the next block, whose time is `now` (capacity refills with time)."""
-        state, saved = self.state, self.state.fee_state
+        """Executes `tx`. Like avalanchego's VerifyTx, on the next block's time `now`: its
+        fee capacity and price (capacity refills with time) and its timestamp (staking start
+        times, Warp message expiry windows, locktimes are judged against it)."""
+        state, saved, saved_time = self.state, self.state.fee_state, self.state.timestamp
         if now is None or now <= state.timestamp:  # the next block starts from this state
             effect = execute(self.env, tx)
             # ...so the block may apply this effect; not an atomic tx's: the other chains move
@@ -98,10 +99,12 @@ class PlatformChain:
                 self._acceptor.remember(tx.id, effect)
             return
         state.fee_state = self.fee_state_at(now)[0]
+        state.timestamp = now
         try:
             execute(self.env, tx)
         finally:
             state.fee_state = saved
+            state.timestamp = saved_time
 
     def _check_conflicts(self, tx: Tx) -> set[ID]:
         """The UTXOs `tx` spends; Conflict when a mempool tx spends one of them."""
