@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {IWarpMessenger, WarpMessage} from "IcmMessenger.sol";
+
 // An L1's validator manager following ACP-99's message flow for registering a validator
 // (proof of authority: its owner registers). Ours, written for the devnet; its events and
 // function names are those of ACP-99's ValidatorManager so that tools find what they expect.
@@ -18,19 +20,6 @@ struct PChainOwner {
     address[] addresses;
 }
 
-struct ManagerWarpMessage {
-    bytes32 sourceChainID;
-    address originSenderAddress;
-    bytes payload;
-}
-
-interface IWarpPrecompile {
-    function sendWarpMessage(bytes calldata payload) external returns (bytes32 messageID);
-    function getVerifiedWarpMessage(uint32 index)
-        external
-        view
-        returns (ManagerWarpMessage memory message, bool valid);
-}
 
 contract ValidatorManager {
     enum ValidatorStatus {
@@ -46,7 +35,7 @@ contract ValidatorManager {
         uint64 registrationExpiry;
     }
 
-    IWarpPrecompile private constant WARP = IWarpPrecompile(0x0200000000000000000000000000000000000005);
+    IWarpMessenger private constant WARP = IWarpMessenger(0x0200000000000000000000000000000000000005);
     bytes32 private constant P_CHAIN_ID = bytes32(0);
     uint32 private constant REGISTER_L1_VALIDATOR_TYPE = 1;
     uint32 private constant L1_VALIDATOR_REGISTRATION_TYPE = 2;
@@ -109,7 +98,7 @@ contract ValidatorManager {
     }
 
     function completeValidatorRegistration(uint32 messageIndex) external returns (bytes32 validationID) {
-        (ManagerWarpMessage memory warp, bool valid) = WARP.getVerifiedWarpMessage(messageIndex);
+        (WarpMessage memory warp, bool valid) = WARP.getVerifiedWarpMessage(messageIndex);
         require(valid, "ValidatorManager: invalid warp message");
         require(warp.sourceChainID == P_CHAIN_ID, "ValidatorManager: not from the P-Chain");
         require(warp.originSenderAddress == address(0), "ValidatorManager: not from the P-Chain");

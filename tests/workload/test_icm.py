@@ -12,13 +12,12 @@ from typing import Any
 import pytest
 from eth_abi import decode
 
+from snowfield.formats.icm import FEE_TYPE, MESSAGE_TYPE
 from snowfield.formats.ids import ID
 from snowfield.rpc.client import RpcClient
 from snowfield.testing import RunningNode, serve_devnet
 from snowfield.workload.contracts import call_data, load
 from snowfield.workload.icm import (
-    FEE_TYPE,
-    MESSAGE_TYPE,
     MESSENGER_ADDRESS,
     TOPICS,
     EvmAccount,

@@ -3,7 +3,7 @@ without a chain id, so the messenger lands at the same address on the C-Chain an
 the network's is deployed), and the calls and events a sender, a relayer and a test need.
 
 Public API: `KEYLESS`, `MESSENGER_ADDRESS`, `deploy_messenger(rpc, funder)`, `send_message_data`,
-`receive_message_data`, `TOPICS`, `decode_message`, `Keyless`.
+`receive_message_data`, `TOPICS`, `decode_message`, `sent_warp_message`, `Keyless`.
 """
 
 from __future__ import annotations
@@ -18,27 +18,18 @@ from eth_keys import keys
 
 from snowfield.crypto.hashing import keccak
 from snowfield.crypto.keys import key_from_bytes, sign_transaction
+from snowfield.formats.icm import MESSAGE_TYPE, SIGNATURES
+from snowfield.formats.warp.message import UnsignedMessage
 from snowfield.rpc.client import RpcClient
 from snowfield.workload.contracts import call_data, event_topic, load
 
-MESSAGE_TYPE = "(uint256,address,bytes32,address,uint256,address[],(uint256,address)[],bytes)"
-FEE_TYPE = "(address,uint256)"
+# The messenger's own events as formats/icm.py names them, and the one it leaves out.
 TOPICS = {
-    name: event_topic(signature)
-    for name, signature in {
-        "SendCrossChainMessage": (
-            f"SendCrossChainMessage(bytes32,bytes32,{MESSAGE_TYPE},{FEE_TYPE})"
-        ),
-        "ReceiveCrossChainMessage": (
-            f"ReceiveCrossChainMessage(bytes32,bytes32,address,address,{MESSAGE_TYPE})"
-        ),
-        "MessageExecuted": "MessageExecuted(bytes32,bytes32)",
-        "MessageExecutionFailed": f"MessageExecutionFailed(bytes32,bytes32,{MESSAGE_TYPE})",
-        "ReceiptReceived": f"ReceiptReceived(bytes32,bytes32,address,{FEE_TYPE})",
-        "AddFeeAmount": f"AddFeeAmount(bytes32,{FEE_TYPE})",
-        "RelayerRewardsRedeemed": "RelayerRewardsRedeemed(address,address,uint256)",
-    }.items()
+    signature.split("(")[0]: event_topic(signature)
+    for signature in (*SIGNATURES.values(), "RelayerRewardsRedeemed(address,address,uint256)")
 }
+WARP = "0x0200000000000000000000000000000000000005"
+SEND_WARP_TOPIC = "0x" + event_topic("SendWarpMessage(address,bytes32,bytes)").hex()
 GAS_PRICE = 300 * 10**9  # above every devnet chain's base fee
 GAS_LIMIT = 3_000_000
 # Nick's method: any fixed (r, s) whose recovery gives a key nobody holds; the tx has no
@@ -95,6 +86,15 @@ def decode_message(data: bytes) -> tuple[Any, ...]:
     """A TeleporterMessage from its ABI encoding (a Warp payload, or an event's data head)."""
     (message,) = decode([MESSAGE_TYPE], data)
     return tuple(message)
+
+
+def sent_warp_message(receipt: dict[str, Any]) -> UnsignedMessage | None:
+    """The Warp message a transaction sent (its SendWarpMessage log), None when it sent none."""
+    for item in receipt["logs"]:
+        if item["address"].lower() == WARP and item["topics"][0] == SEND_WARP_TOPIC:
+            (data,) = decode(["bytes"], bytes.fromhex(item["data"][2:]))
+            return UnsignedMessage.decode(data)
+    return None
 
 
 def encode_message(message: tuple[Any, ...]) -> bytes:

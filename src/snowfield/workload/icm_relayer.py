@@ -20,12 +20,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from eth_abi import decode
-
 from snowfield.aggregator.aggregate import AggregationRequest
-from snowfield.aggregator.service import AggregatorService
+from snowfield.aggregator.service import PRIMARY_NETWORK, AggregatorService
 from snowfield.aggregator.validators import AggregationError
-from snowfield.crypto.hashing import keccak
 from snowfield.errors import SnowfieldError
 from snowfield.formats.ids import ID
 from snowfield.formats.warp.message import UnsignedMessage
@@ -39,17 +36,15 @@ from snowfield.workload.icm import (
     EvmAccount,
     decode_message,
     receive_message_data,
+    sent_warp_message,
 )
 
 log = logging.getLogger(__name__)
-WARP = "0x0200000000000000000000000000000000000005"
-SEND_WARP_TOPIC = keccak(b"SendWarpMessage(address,bytes32,bytes)")
 DELIVERY_GAS = 600_000  # the messenger's own work beside the receiver's required gas
 MAX_LOGS = 500
 DELIVERED, RECEIVED, FAILED = "delivered", "received", "failed"
 MAX_ATTEMPTS = 50  # a message still undeliverable after this many steps is given up (logged)
 DISCOVER_EVERY = 30  # rounds between looks for chains the node added
-PRIMARY_NETWORK = "11111111111111111111111111111111LpoYY"
 CUSTOM_EVM_VM_ID = "srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy"  # subnet-evm
 
 
@@ -67,7 +62,7 @@ class Relayer:
         discover: Callable[[], Awaitable[dict[str, str]]] | None = None,
     ) -> None:
         self.rpcs: dict[str, RpcClient] = {}
-        self.ids: dict[str, bytes] = {}
+        self.by_raw: dict[bytes, str] = {}  # raw blockchain id -> its cb58 name
         for chain, url in chains.items():
             self._add(chain, url)
         self.discover = discover
@@ -85,7 +80,7 @@ class Relayer:
 
     def _add(self, chain: str, url: str) -> None:
         self.rpcs[chain] = RpcClient(url)
-        self.ids[chain] = _raw(chain)
+        self.by_raw[ID.from_string(chain).raw] = chain
 
     async def _discover(self) -> None:
         """Adds the chains the node hosts now that it did not before (a new L1)."""
@@ -118,7 +113,6 @@ class Relayer:
     async def step(self) -> int:
         """Delivers the pending messages and what was sent since the last step; returns how
         many it delivered."""
-        by_raw = {raw: chain for chain, raw in self.ids.items()}
         for chain, rpc in self.rpcs.items():
             head = int(await rpc.call("eth_blockNumber"), 16)
             start = self.cursor.get(chain, -1) + 1
@@ -135,7 +129,7 @@ class Relayer:
                 },
             )
             for entry in logs:
-                if by_raw.get(bytes.fromhex(entry["topics"][2][2:])) is not None:
+                if self._destination(entry) is not None:
                     key = (chain, entry["transactionHash"].lower(), int(entry["logIndex"], 16))
                     self.pending.setdefault(key, 0)
             # the messages are pending (saved) before they are delivered: a crash from here
@@ -174,14 +168,21 @@ class Relayer:
         if receipt is None:
             raise RuntimeError("the send transaction is gone (reorganised)")
         (entry,) = [x for x in receipt["logs"] if int(x["logIndex"], 16) == log_index]
-        destination = next(
-            chain for chain, raw in self.ids.items() if raw == bytes.fromhex(entry["topics"][2][2:])
-        )
-        return await self._deliver(source, destination, entry)
+        destination = self._destination(entry)
+        if destination is None:
+            raise RuntimeError(f"the message in {tx_hash} goes to a chain no longer relayed")
+        return await self._deliver(source, destination, entry, receipt)
 
-    async def _deliver(self, source: str, destination: str, entry: dict[str, Any]) -> str:
+    def _destination(self, entry: dict[str, Any]) -> str | None:
+        """The relayed chain a SendCrossChainMessage log names (None: not one of ours)."""
+        return self.by_raw.get(bytes.fromhex(entry["topics"][2][2:]))
+
+    async def _deliver(
+        self, source: str, destination: str, entry: dict[str, Any], receipt: dict[str, Any]
+    ) -> str:
         """DELIVERED by this call, RECEIVED before (by us before a restart, or by another
-        relayer), or FAILED (to be tried again)."""
+        relayer), or FAILED (to be tried again). `receipt`: the send's, holding its Warp
+        message."""
         message_id = entry["topics"][1]
         dest = self.rpcs[destination]
         received = call_data("messageReceived(bytes32)", bytes.fromhex(message_id[2:]))
@@ -192,7 +193,9 @@ class Relayer:
             16,
         ):
             return RECEIVED
-        unsigned = await self._warp_message(self.rpcs[source], entry)
+        unsigned = sent_warp_message(receipt)
+        if unsigned is None:
+            raise RuntimeError(f"no Warp message in {entry['transactionHash']}")
         try:
             signing = await self._signing_subnet(source, destination)
             signed = await self.aggregator.aggregate(
@@ -203,14 +206,14 @@ class Relayer:
             return FAILED
         message = decode_message(_payload(unsigned))
         account = EvmAccount(dest, self.secret)
-        receipt = await account.send(
+        delivery = await account.send(
             MESSENGER_ADDRESS,
             receive_message_data(0, self.reward_address),
             gas=DELIVERY_GAS + int(message[4]),
             access_list=warp_access_list(signed.encode()),
         )
-        log.info("delivered %s to %s: %s", message_id, destination, receipt["status"])
-        return DELIVERED if receipt["status"] == "0x1" else FAILED
+        log.info("delivered %s to %s: %s", message_id, destination, delivery["status"])
+        return DELIVERED if delivery["status"] == "0x1" else FAILED
 
     async def _signing_subnet(self, source: str, destination: str) -> str | None:
         """Whose signatures the destination verifies: a message from a primary-network chain
@@ -227,18 +230,6 @@ class Relayer:
             warp = (config or {}).get("warpConfig") or {}
             self._requires_primary[destination] = bool(warp.get("requirePrimaryNetworkSigners"))
         return None if self._requires_primary[destination] else target
-
-    async def _warp_message(self, rpc: RpcClient, entry: dict[str, Any]) -> UnsignedMessage:
-        """The Warp message the messenger sent in the same transaction as `entry`."""
-        receipt = await rpc.call("eth_getTransactionReceipt", entry["transactionHash"])
-        for item in receipt["logs"]:
-            if (
-                item["address"].lower() == WARP
-                and item["topics"][0] == "0x" + SEND_WARP_TOPIC.hex()
-            ):
-                (data,) = decode(["bytes"], bytes.fromhex(item["data"][2:]))
-                return UnsignedMessage.decode(data)
-        raise RuntimeError(f"no Warp message in {entry['transactionHash']}")
 
     async def run(self, interval: float, stop: asyncio.Event) -> None:
         rounds = 0
@@ -292,7 +283,3 @@ def _payload(unsigned: UnsignedMessage) -> bytes:
     if not isinstance(call, AddressedCall):
         raise RuntimeError("the messenger's Warp message is not an addressed call")
     return call.payload
-
-
-def _raw(chain: str) -> bytes:
-    return ID.from_string(chain).raw

@@ -27,18 +27,14 @@ from eth_abi import decode
 from snowfield.aggregator.aggregate import AggregationRequest
 from snowfield.aggregator.service import AggregatorService
 from snowfield.crypto import bls
-from snowfield.crypto.hashing import keccak
 from snowfield.formats.ids import ID, ShortID
 from snowfield.formats.platform.l1_txs import RegisterL1ValidatorTx
-from snowfield.formats.warp.message import UnsignedMessage
 from snowfield.formats.warp.predicate import warp_access_list
 from snowfield.rpc.client import RpcClient
 from snowfield.workload.contracts import call_data, event_topic, load
-from snowfield.workload.icm import EvmAccount
+from snowfield.workload.icm import EvmAccount, sent_warp_message
 from snowfield.workload.platform_demo import PWallet
 
-WARP = "0x0200000000000000000000000000000000000005"
-SEND_WARP = keccak(b"SendWarpMessage(address,bytes32,bytes)")
 INITIATED = event_topic("InitiatedValidatorRegistration(bytes32,bytes20,bytes32,uint64,uint64)")
 COMPLETED = event_topic("CompletedValidatorRegistration(bytes32,uint64)")
 OWNER_TYPE = "(uint32,address[])"
@@ -112,7 +108,9 @@ class ManagerClient:
             call_data(INITIATE, node_id, key.public_key().to_bytes(), owners, owners, weight),
         )
         _require(initiated, "initiateValidatorRegistration")
-        unsigned = _sent_warp_message(initiated)
+        unsigned = sent_warp_message(initiated)
+        if unsigned is None:
+            raise RuntimeError("the manager sent no Warp message")
         (validation_id,) = [
             ID(bytes.fromhex(item["topics"][1][2:]))
             for item in initiated["logs"]
@@ -153,14 +151,6 @@ def _require(receipt: dict[str, Any], what: str) -> None:
         raise RuntimeError(f"{what} failed on the validator manager: {receipt}")
 
 
-def _sent_warp_message(receipt: dict[str, Any]) -> UnsignedMessage:
-    for item in receipt["logs"]:
-        if item["address"].lower() == WARP and item["topics"][0] == "0x" + SEND_WARP.hex():
-            (data,) = decode(["bytes"], bytes.fromhex(item["data"][2:]))
-            return UnsignedMessage.decode(data)
-    raise RuntimeError("the manager sent no Warp message")
-
-
 async def run_manager_demo(
     node_url: str,
     l1: str,
@@ -181,10 +171,7 @@ async def run_manager_demo(
         subnet = ID.from_string(next(c["subnetID"] for c in chains if c["id"] == l1))
         async with RpcClient(f"{base}/ext/info") as info:
             network_id = int((await info.call_object("info.getNetworkID"))["networkID"])
-        async with RpcClient(f"{base}/ext/bc/X") as x:
-            avax = ID.from_string(
-                (await x.call_object("avm.getAssetDescription", {"assetID": "AVAX"}))["assetID"]
-            )
+        avax = ID.from_string((await p.call_object("platform.getStakingAssetID"))["assetID"])
         wallet = PWallet(p, p_secret, network_id, avax)
         aggregator = AggregatorService(base)
         try:
