@@ -77,17 +77,15 @@ async def _issue(node: RunningNode, make: Any, burn: int = 0) -> str:
         return await wallet.issue(make, spend=burn)
 
 
-def _status(node: RunningNode, tx_id: str) -> Any:
-    return service(f"{node.base}/ext/bc/P", "platform.getTxStatus", {"txID": tx_id})["result"]
-
-
-def test_register_then_remove_an_l1_validator(l1: tuple[RunningNode, str, ID]) -> None:
-    node, chain, subnet = l1
+def _register(
+    node: RunningNode, chain: str, subnet: ID, node_id: bytes, expiry: int, weight: int
+) -> tuple[RegisterL1Validator, str]:
+    """The manager's RegisterL1Validator for a new BLS key, signed by the L1's validators and
+    issued on the P-Chain with 1 AVAX of balance: (the message, the tx id)."""
     key = SecretKey.generate()
     owner = PChainOwner(1, (ShortID(bytes(range(20))),))
-    expiry = int(time.time()) + 3600
     register = RegisterL1Validator(
-        subnet, bytes([7]) * 20, key.public_key().to_bytes(), expiry, owner, owner, 50
+        subnet, node_id, key.public_key().to_bytes(), expiry, owner, owner, weight
     )
     unsigned = _send_from_manager(node, chain, encode_message(register))
     signed, _ = asyncio.run(aggregate(node, AggregationRequest(unsigned)))
@@ -95,6 +93,16 @@ def test_register_then_remove_an_l1_validator(l1: tuple[RunningNode, str, ID]) -
     tx_id = asyncio.run(
         _issue(node, lambda base: RegisterL1ValidatorTx(base, 10**9, pop, signed.encode()), 10**9)
     )
+    return register, tx_id
+
+
+def _status(node: RunningNode, tx_id: str) -> Any:
+    return service(f"{node.base}/ext/bc/P", "platform.getTxStatus", {"txID": tx_id})["result"]
+
+
+def test_register_then_remove_an_l1_validator(l1: tuple[RunningNode, str, ID]) -> None:
+    node, chain, subnet = l1
+    register, tx_id = _register(node, chain, subnet, bytes([7]) * 20, int(time.time()) + 3600, 50)
     assert _status(node, tx_id) == {"status": "Committed"}
     validation = str(register.validation_id)
     got = service(f"{node.base}/ext/bc/P", "platform.getL1Validator", {"validationID": validation})
@@ -160,15 +168,5 @@ def test_expiry_is_judged_at_the_next_block_time(l1: tuple[RunningNode, str, ID]
     platform = node.node.platform
     now = int(platform.now())
     assert now - platform.chain.state.timestamp >= 600
-    key = SecretKey.generate()
-    owner = PChainOwner(1, (ShortID(bytes(range(20))),))
-    register = RegisterL1Validator(
-        subnet, bytes([11]) * 20, key.public_key().to_bytes(), now + 24 * 3600 - 60, owner, owner, 3
-    )
-    unsigned = _send_from_manager(node, chain, encode_message(register))
-    signed, _ = asyncio.run(aggregate(node, AggregationRequest(unsigned)))
-    pop = key.prove_possession().to_bytes()
-    tx_id = asyncio.run(
-        _issue(node, lambda base: RegisterL1ValidatorTx(base, 10**9, pop, signed.encode()), 10**9)
-    )
+    _, tx_id = _register(node, chain, subnet, bytes([11]) * 20, now + 24 * 3600 - 60, 3)
     assert _status(node, tx_id) == {"status": "Committed"}

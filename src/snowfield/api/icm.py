@@ -54,11 +54,11 @@ def _messages(
 ) -> tuple[list[Json], Page[Any]]:
     rows = queries.list_chains(db)
     chains = _Chains(rows)
+    testnet = None if network is None else network != "mainnet"
     visible = [
         c.chain_id
         for c in rows
-        if (network is None or (c.network == "mainnet") == (network == "mainnet"))
-        and (key is None or key.allows(c.chain_id))
+        if queries.on_network(c, testnet) and (key is None or key.allows(c.chain_id))
     ]
     page = icm.messages_of(db, address, visible, after=after, limit=size)
     events = icm.events_of(db, [m for m, _ in page.items], visible)

@@ -187,9 +187,12 @@ def list_chains(db: Database, *, testnet: bool | None = None) -> list[ChainRow]:
             f"SELECT {_CHAIN_COLS} FROM chains WHERE chain_id IS NOT NULL ORDER BY chain_id"
         )
     ]
-    if testnet is None:
-        return rows
-    return [c for c in rows if (c.network != "mainnet") == testnet]
+    return [c for c in rows if on_network(c, testnet)]
+
+
+def on_network(chain: ChainRow, testnet: bool | None) -> bool:
+    """Whether `chain` is on the networks `testnet` names: test (True), main (False), any."""
+    return testnet is None or (chain.network != "mainnet") == testnet
 
 
 def find_chain(db: Database, ref: str) -> ChainRow | None:

@@ -150,10 +150,14 @@ class PlatformChain:
             try:
                 self._verify(tx, now)
             except InvalidParams as err:
-                del self._mempool[tx_id]
-                for utxo_id in _spent_ids(tx):
-                    self._spent_by.pop(utxo_id, None)
+                self._leave_mempool(tx_id)
                 self._acceptor.dropped[tx_id] = err.message
+
+    def _leave_mempool(self, tx_id: ID) -> None:
+        """Takes a tx out of the mempool, and its inputs out of the spent-UTXO index."""
+        tx = self._mempool.pop(tx_id, None)
+        for utxo_id in _spent_ids(tx) if tx is not None else ():
+            self._spent_by.pop(utxo_id, None)
 
     def _next_due(self, now: int) -> list[AcceptedBlock]:
         staker = self.state.stakers.next_to_end()
@@ -179,9 +183,7 @@ class PlatformChain:
         """Replays a journaled block (deterministic: the same bytes give the same state)."""
         block = self._acceptor.accept(data)
         for tx_id in _tx_ids(block):
-            left = self._mempool.pop(tx_id, None)
-            for utxo_id in _spent_ids(left) if left is not None else ():
-                self._spent_by.pop(utxo_id, None)
+            self._leave_mempool(tx_id)
         self.blocks.append(block)
         return block
 
