@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 
@@ -27,3 +28,15 @@ def data_bytes(value: str | None) -> bytes:
     if not value or value == "0x":
         return b""
     return bytes.fromhex(value[2:] if value.startswith("0x") else value)
+
+
+def successful_logs(
+    receipts: Sequence[dict[str, Any]],
+) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """(tx index, receipt, log) of every log of the transactions that succeeded (a reverted
+    transaction's logs never happened)."""
+    for tx_index, receipt in enumerate(receipts):
+        if qty(receipt.get("status"), 1) == 0:
+            continue
+        for log in receipt.get("logs") or ():
+            yield tx_index, receipt, log

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from snowfield.formats.icm import SIGNATURES, IcmDecodeError, decode_event
-from snowfield.indexer.extract.hexnum import addr, data_bytes, qty
+from snowfield.indexer.extract.hexnum import addr, data_bytes, qty, successful_logs
 from snowfield.store.rows import IcmEventRow
 
 log = logging.getLogger("snowfield.indexer")
@@ -20,44 +20,41 @@ def icm_rows(
     chain_id: int, block_number: int, timestamp: int, receipts: Sequence[dict[str, Any]]
 ) -> list[IcmEventRow]:
     rows: list[IcmEventRow] = []
-    for tx_index, receipt in enumerate(receipts):
-        if qty(receipt.get("status"), 1) == 0:
+    for tx_index, receipt, item in successful_logs(receipts):
+        topics = [t.lower() for t in item.get("topics") or ()]
+        if not topics or topics[0] not in SIGNATURES:
             continue
-        for item in receipt.get("logs") or ():
-            topics = [t.lower() for t in item.get("topics") or ()]
-            if not topics or topics[0] not in SIGNATURES:
-                continue
-            try:
-                event = decode_event(topics, data_bytes(item.get("data")))
-            except IcmDecodeError as exc:
-                log.warning("chain %s block %s: %s", chain_id, block_number, exc)
-                continue
-            if event is None:
-                continue
-            message = event.message
-            rows.append(
-                IcmEventRow(
-                    chain_id=chain_id,
-                    block_number=block_number,
-                    tx_index=tx_index,
-                    log_index=qty(item["logIndex"]),
-                    tx_hash=addr(receipt["transactionHash"]),
-                    block_timestamp=timestamp,
-                    gas_spent=qty(receipt.get("gasUsed"), 0),
-                    contract=addr(item["address"]),
-                    kind=event.kind,
-                    message_id=event.message_id,
-                    peer_chain=event.peer_chain,
-                    nonce=None if message is None else message.nonce,
-                    origin=None if message is None else message.origin,
-                    destination_chain=None if message is None else message.destination_chain,
-                    destination=None if message is None else message.destination,
-                    payload=None if message is None else message.payload,
-                    receipts=() if message is None else message.receipts,
-                    fee_token=event.fee_token,
-                    fee_amount=event.fee_amount,
-                    deliverer=event.deliverer,
-                    reward_redeemer=event.reward_redeemer,
-                )
+        try:
+            event = decode_event(topics, data_bytes(item.get("data")))
+        except IcmDecodeError as exc:
+            log.warning("chain %s block %s: %s", chain_id, block_number, exc)
+            continue
+        if event is None:
+            continue
+        message = event.message
+        rows.append(
+            IcmEventRow(
+                chain_id=chain_id,
+                block_number=block_number,
+                tx_index=tx_index,
+                log_index=qty(item["logIndex"]),
+                tx_hash=addr(receipt["transactionHash"]),
+                block_timestamp=timestamp,
+                gas_spent=qty(receipt.get("gasUsed"), 0),
+                contract=addr(item["address"]),
+                kind=event.kind,
+                message_id=event.message_id,
+                peer_chain=event.peer_chain,
+                nonce=None if message is None else message.nonce,
+                origin=None if message is None else message.origin,
+                destination_chain=None if message is None else message.destination_chain,
+                destination=None if message is None else message.destination,
+                payload=None if message is None else message.payload,
+                receipts=() if message is None else message.receipts,
+                fee_token=event.fee_token,
+                fee_amount=event.fee_amount,
+                deliverer=event.deliverer,
+                reward_redeemer=event.reward_redeemer,
             )
+        )
     return rows

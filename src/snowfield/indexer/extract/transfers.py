@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from snowfield.indexer.extract.hexnum import addr, data_bytes, qty, topic_address
+from snowfield.indexer.extract.hexnum import (
+    addr,
+    data_bytes,
+    qty,
+    successful_logs,
+    topic_address,
+)
 from snowfield.store.rows import TransferRow
 
 TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
@@ -18,12 +24,9 @@ def transfer_rows(
     chain_id: int, block_number: int, timestamp: int, receipts: Sequence[dict[str, Any]]
 ) -> list[TransferRow]:
     rows: list[TransferRow] = []
-    for tx_index, receipt in enumerate(receipts):
-        if qty(receipt.get("status"), 1) == 0:
-            continue
+    for tx_index, receipt, log in successful_logs(receipts):
         tx_hash = addr(receipt["transactionHash"])
-        for log in receipt.get("logs") or ():
-            rows.extend(_from_log(chain_id, block_number, timestamp, tx_index, tx_hash, log))
+        rows.extend(_from_log(chain_id, block_number, timestamp, tx_index, tx_hash, log))
     return rows
 
 
