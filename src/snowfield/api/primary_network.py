@@ -10,7 +10,7 @@ from typing import Any
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
 from snowfield.errors import InvalidParams, NotFound
-from snowfield.formats.bech32 import format_bech32, parse_bech32
+from snowfield.formats.bech32 import parse_bech32
 from snowfield.formats.ids import NodeID
 from snowfield.store import primary, primary_queries
 from snowfield.store.pagination import page_of
@@ -64,12 +64,12 @@ def _addresses(param: Param, raw: str) -> tuple[str, ...]:
     for item in _list(param, raw):
         bare = item[2:] if item[:2] in ("P-", "X-") else item
         try:
-            hrp, payload = parse_bech32(bare)
+            _, payload = parse_bech32(bare)
         except InvalidParams:
             raise InvalidParams(f"{param.name}: {item} is not a valid address") from None
         if len(payload) != 20:
             raise InvalidParams(f"{param.name}: {item} is not a valid address")
-        out.append(format_bech32(hrp, payload))
+        out.append(bare.lower())  # a checked bech32 string is its own encoding, cased
     return tuple(out)
 
 

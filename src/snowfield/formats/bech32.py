@@ -37,14 +37,20 @@ def hrp_for_network(network_id: int) -> str:
     return HRP_BY_NETWORK.get(network_id, FALLBACK_HRP)
 
 
+# The generators a step folds in depend only on the 5 bits shifted out: one table lookup
+# per value instead of five bit tests (~5x faster; every address a request names is checked).
+_FOLD = [0] * 32
+for _top in range(32):
+    for _bit, _generator in enumerate(_GENERATOR):
+        if (_top >> _bit) & 1:
+            _FOLD[_top] ^= _generator
+
+
 def _polymod(values: Iterable[int]) -> int:
     checksum = 1
+    fold = _FOLD
     for value in values:
-        top = checksum >> 25
-        checksum = (checksum & 0x1FFFFFF) << 5 ^ value
-        for bit, generator in enumerate(_GENERATOR):
-            if (top >> bit) & 1:
-                checksum ^= generator
+        checksum = (checksum & 0x1FFFFFF) << 5 ^ value ^ fold[checksum >> 25]
     return checksum
 
 
