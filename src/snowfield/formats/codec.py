@@ -101,6 +101,10 @@ class Unpacker:
     def remaining(self) -> int:
         return len(self._data) - self._offset
 
+    def read_since(self, start: int) -> bytes:
+        """The bytes read from offset `start` to here."""
+        return self._data[start : self._offset]
+
     def fixed(self, size: int) -> bytes:
         if size < 0 or size > self.remaining:
             raise InvalidParams(_INSUFFICIENT)

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Self
 
-from snowfield.formats.codec import Packer, Unpacker
+from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
 from snowfield.formats.ids import ID
 from snowfield.formats.platform import l1_txs, staking_txs, subnet_txs, transfer_txs
 from snowfield.formats.platform.signer import EmptySigner, ProofOfPossession
@@ -35,6 +35,7 @@ def _read_credential(reader: Unpacker) -> AnyCredential:
 
 
 _VERSION_SIZE = 2  # the codec version every top-level encoding starts with
+_VERSION = CODEC_VERSION.to_bytes(_VERSION_SIZE, "big")
 
 
 def unsigned_bytes(unsigned: UnsignedTx) -> bytes:
@@ -67,9 +68,7 @@ class Tx(TopLevel):
     @classmethod
     def decode(cls, data: bytes) -> Self:
         """Parse signed tx bytes; InvalidParams on truncated, trailing, unknown or invalid input."""
-        tx = decode_top(data, cls.unpack, max_size=cls.max_size)
-        object.__setattr__(tx, "raw", bytes(data))  # its own bytes, read once: frozen otherwise
-        return tx
+        return decode_top(data, cls.unpack, max_size=cls.max_size)  # `unpack` keeps the bytes
 
     def pack(self, packer: Packer) -> None:
         if self.raw:  # a received tx inside a block: its bytes as read, without the version
@@ -84,7 +83,10 @@ class Tx(TopLevel):
         unsigned = PLATFORM_TYPES.unpack(reader, UnsignedTx)
         size = reader.offset - start
         credentials = tuple(reader.items(_read_credential, min_item_size=_MIN_CREDENTIAL_SIZE))
-        return cls(unsigned, credentials, unsigned_size=size)
+        # A tx read inside a block keeps its bytes too: its id is then a hash, not a
+        # re-encoding (the indexer and a journal replay read every block's txs this way).
+        raw = _VERSION + reader.read_since(start)
+        return cls(unsigned, credentials, raw=raw, unsigned_size=size)
 
     def unsigned_bytes(self) -> bytes:
         """What the credentials sign: a slice of the received bytes, or the unsigned encoded."""
