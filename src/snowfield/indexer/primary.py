@@ -196,14 +196,21 @@ class PrimaryIndexer:
         start = 0 if done is None else done.next_index
         last = await self.source.last_index()
         total = last + 1 - start
-        while start <= last:
-            containers = await self.source.containers(start, self.batch_size)
-            if not containers:
-                break
-            await self._write(net.pchain, containers)
-            start = containers[-1].index + 1
-            if progress is not None:
-                progress(start - (last + 1 - total), total)
+        # The next range is fetched while this one is extracted and written: the node's
+        # answer time and the store's overlap (batches are still written in order, each
+        # with its checkpoint).
+        ahead = self._fetch(start, last)
+        try:
+            while (containers := await ahead) is not None:
+                start = containers[-1].index + 1
+                ahead = self._fetch(start, last)
+                await self._write(net.pchain, containers)
+                if progress is not None:
+                    progress(start - (last + 1 - total), total)
+        finally:
+            ahead.cancel()  # a write failed or the sync was cancelled: no fetch outlives it
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await ahead
         if not await asyncio.to_thread(primary.genesis_done, self.db, net.pchain):
             await self._genesis(net.pchain)
         now = await self.source.chain_time()
@@ -211,6 +218,16 @@ class PrimaryIndexer:
         if net.xchain is not None:
             await self._sync_vertices(net.xchain)
         return start
+
+    def _fetch(self, start: int, last: int) -> asyncio.Task[list[Container] | None]:
+        """The batch from `start` (None past `last` or when the node has none)."""
+
+        async def fetch() -> list[Container] | None:
+            if start > last:
+                return None
+            return await self.source.containers(start, self.batch_size) or None
+
+        return asyncio.ensure_future(fetch())
 
     async def _sync_vertices(self, xchain: str) -> None:
         """The X-Chain's vertices (its DAG history, read-only after linearization); a node

@@ -154,7 +154,7 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
     memo = base.memo.decode("utf-8", "replace") if base is not None else ""
     if base is not None:
         for i, out in enumerate(base.outputs):
-            rows.emitted.append(_utxo(tx_id, i, out, addresses, P_CHAIN_ID, P_CHAIN_ID))
+            rows.emitted.append(_utxo(tx.id, tx_id, i, out, addresses, P_CHAIN_ID, P_CHAIN_ID))
         for spent in base.inputs:
             rows.spends.append((tx_id, _spend(spent, _name(P_CHAIN_ID))))
     if isinstance(unsigned, ImportTx):
@@ -166,9 +166,11 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
         first = len(base.outputs) if base is not None else 0
         for i, out in enumerate(unsigned.exported_outputs):
             rows.emitted.append(
-                _utxo(tx_id, first + i, out, addresses, P_CHAIN_ID, unsigned.destination_chain)
+                _utxo(
+                    tx.id, tx_id, first + i, out, addresses, P_CHAIN_ID, unsigned.destination_chain
+                )
             )
-    _staking(rows, tx_id, unsigned, addresses, details, base)
+    _staking(rows, tx.id, tx_id, unsigned, addresses, details, base)
     _subnet(rows, tx_id, unsigned, addresses, details)
     if isinstance(unsigned, RewardValidatorTx):
         details["stakingTxHash"] = str(unsigned.tx_id)
@@ -188,6 +190,7 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
 
 def _staking(
     rows: BlockRows,
+    tx: ID,
     tx_id: str,
     unsigned: object,
     addresses: Addresses,
@@ -214,7 +217,7 @@ def _staking(
     first = len(base.outputs) if base is not None else 0
     for i, out in enumerate(stake):
         rows.emitted.append(
-            _utxo(tx_id, first + i, out, addresses, P_CHAIN_ID, P_CHAIN_ID, (start, v.end))
+            _utxo(tx, tx_id, first + i, out, addresses, P_CHAIN_ID, P_CHAIN_ID, (start, v.end))
         )
     reward_owner = getattr(unsigned, "rewards_owner", None) or getattr(
         unsigned, "validator_rewards_owner", None
@@ -396,6 +399,7 @@ def evm_chain_id(genesis: bytes) -> int | None:
 
 
 def _utxo(
+    tx: ID,
     tx_id: str,
     index: int,
     out: TransferableOutput,
@@ -410,7 +414,7 @@ def _utxo(
         stakeable, inner = inner.locktime, inner.output
     assert isinstance(inner, TransferOutput)
     owners = inner.owners
-    utxo = UTXO(UTXOID(ID.from_string(tx_id), index), out.asset_id, out.output)
+    utxo = UTXO(UTXOID(tx, index), out.asset_id, out.output)
     return UtxoRow(
         str(utxo.id),
         tx_id,
