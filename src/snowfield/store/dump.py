@@ -18,6 +18,7 @@ INDEXED: dict[str, str] = {
     "nfts": "chain_id, token, token_id",
     "balances": "chain_id, address, block_number",
     "icm_events": "chain_id, block_number, log_index",
+    "icm_address_messages": "address, message_id, chain_id",
     "checkpoints": "chain_id",
 }
 

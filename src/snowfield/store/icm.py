@@ -59,27 +59,27 @@ def messages_of(
 ) -> Page[tuple[str, int]]:
     """(message id, time) of the messages `address` sent or is the destination of, seen on
     one of `chain_ids`, newest first; a message's time is its send's (its receive's when
-    the send is not indexed)."""
+    the send is not indexed): its earliest row on those chains."""
     if not chain_ids:
         return Page([], None)
     chains = _in(chain_ids)
-    params: list[Any] = [address, *chain_ids, address, *chain_ids]
-    having = ""
+    keyset = ""
+    bound: list[Any] = []
     if after is not None:
-        ts, message_id = int(after[0]), str(after[1])
-        having = " HAVING MIN(ts) < ? OR (MIN(ts) = ? AND message_id < ?)"
-        params += [ts, ts, message_id]
-    # One covering index range per side (an OR of the two let SQLite's planner walk every
-    # event of the chains instead): a page costs the address's events, not the store's.
-    side = (
-        "SELECT message_id, block_timestamp AS ts FROM icm_events"
-        " WHERE {} = ? AND kind IN ('send', 'receive') AND chain_id IN " + chains
-    )
+        keyset = " AND (r.first_seen, r.message_id) < (?, ?)"
+        bound = [int(after[0]), str(after[1])]
+    # One index range of the address, newest first; a message's later row (its receive,
+    # once its send is indexed too) is skipped by a probe of the primary key: a page reads
+    # about its own rows however many messages the address has.
     rows = db.query(
-        "SELECT message_id, MIN(ts) AS first FROM ("
-        f"{side.format('origin')} UNION ALL {side.format('destination')}"
-        f") sides GROUP BY message_id{having} ORDER BY first DESC, message_id DESC LIMIT ?",
-        [*params, limit + 1],
+        "SELECT r.message_id, r.first_seen FROM icm_address_messages r"
+        f" WHERE r.address = ? AND r.chain_id IN {chains}{keyset}"
+        " AND NOT EXISTS (SELECT 1 FROM icm_address_messages o"
+        " WHERE o.address = r.address AND o.message_id = r.message_id"
+        f" AND o.chain_id IN {chains} AND (o.first_seen < r.first_seen"
+        " OR (o.first_seen = r.first_seen AND o.chain_id < r.chain_id)))"
+        " ORDER BY r.first_seen DESC, r.message_id DESC LIMIT ?",
+        [address, *chain_ids, *bound, *chain_ids, limit + 1],
     )
     found = [(str(r[0]), int(r[1])) for r in rows]
     return page_of(found, limit, lambda m: (m[1], m[0]))

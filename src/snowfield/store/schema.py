@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from snowfield.store.primary_schema import PRIMARY_TABLES
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -78,6 +78,36 @@ _ICM_BY_ADDRESS = (
         ON icm_events (origin, kind, chain_id, message_id, block_timestamp)""",
     """CREATE INDEX IF NOT EXISTS icm_events_by_destination_key
         ON icm_events (destination, kind, chain_id, message_id, block_timestamp)""",
+)
+# From schema 7 on, operation 16 reads an address's messages in time order from one index
+# range of their own table instead: a page costs its rows, not every message of the address (a
+# bridge sends millions). One row per (address, message, chain): the message's earliest send
+# or receive on that chain that names the address as sender or destination; a message's time
+# is its earliest row on the chains a request may see. The writer keeps it (write_batch,
+# unwind); ICM_ADDRESS_ROWS rebuilds rows from the events.
+_ICM_ADDRESS_MESSAGES = (
+    """CREATE TABLE IF NOT EXISTS icm_address_messages (
+        address TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        chain_id BIGINT NOT NULL,
+        first_seen BIGINT NOT NULL,
+        PRIMARY KEY (address, message_id, chain_id))""",
+    """CREATE INDEX IF NOT EXISTS icm_address_messages_by_time
+        ON icm_address_messages (address, first_seen, message_id, chain_id)""",
+    # The probe for a message's other rows, covering (without it SQLite's planner probes by
+    # address alone on the time index: every row of the address for each row of a page).
+    """CREATE INDEX IF NOT EXISTS icm_address_messages_by_message
+        ON icm_address_messages (address, message_id, chain_id, first_seen)""",
+)
+# `{where}`: a further condition on the events (empty: all of them).
+ICM_ADDRESS_ROWS = (
+    "INSERT INTO icm_address_messages (address, message_id, chain_id, first_seen)"
+    " SELECT address, message_id, chain_id, MIN(ts) FROM ("
+    "SELECT origin AS address, message_id, chain_id, block_timestamp AS ts FROM icm_events"
+    " WHERE kind IN ('send', 'receive') AND origin IS NOT NULL{where}"
+    " UNION ALL SELECT destination, message_id, chain_id, block_timestamp FROM icm_events"
+    " WHERE kind IN ('send', 'receive') AND destination IS NOT NULL{where}"
+    ") named GROUP BY address, message_id, chain_id"
 )
 
 TABLES: tuple[str, ...] = (
@@ -306,7 +336,7 @@ TABLES: tuple[str, ...] = (
     "CREATE INDEX IF NOT EXISTS metric_page_tokens_by_age ON metric_page_tokens (created)",
     *PRIMARY_TABLES,
     *_ICM,
-    *_ICM_BY_ADDRESS,
+    *_ICM_ADDRESS_MESSAGES,
 )
 
 # Statements that bring a store written by an older schema up to the next version; a new
@@ -335,5 +365,11 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         "DROP INDEX IF EXISTS icm_events_by_origin",
         "DROP INDEX IF EXISTS icm_events_by_destination",
         *_ICM_BY_ADDRESS,
+    ),
+    7: (
+        "DROP INDEX IF EXISTS icm_events_by_origin_key",
+        "DROP INDEX IF EXISTS icm_events_by_destination_key",
+        *_ICM_ADDRESS_MESSAGES,
+        ICM_ADDRESS_ROWS.format(where=""),
     ),
 }

@@ -17,7 +17,7 @@ from snowfield.store.documents import ERC_TYPES
 from snowfield.store.read_model import BatchDocuments, batch_documents, forget_naming
 from snowfield.store.rollups import Rollups
 from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
-from snowfield.store.schema import CHAIN_COLUMNS
+from snowfield.store.schema import CHAIN_COLUMNS, ICM_ADDRESS_ROWS
 
 # Table -> column holding the block height, for unwinds.
 BLOCK_COLUMNS: dict[str, str] = {
@@ -127,6 +127,7 @@ def write_batch(
             rollup_tables.add_batch(w, chain_id, bundles, rollups, int(clock()))
         _insert_rows(w, bundles, documents)
         _insert_icm(w, bundles)
+        _index_icm_addresses(w, bundles)
         _insert_balances(w, [b for bundle in bundles for b in bundle.balances])
         _insert_tokens(w, tokens)
         forget_naming(w, chain_id, new_tokens, bundles[0].block.number)
@@ -315,6 +316,43 @@ def _insert_icm(w: Writer, bundles: Sequence[BlockBundle]) -> None:
     )
 
 
+_NAMING_KINDS = ("send", "receive")  # the events that give a message its time
+
+
+def _index_icm_addresses(w: Writer, bundles: Sequence[BlockBundle]) -> None:
+    """Operation 16's rows (schema.ICM_ADDRESS_ROWS) for the batch's send and receive events:
+    each (address, message, chain) keeps its earliest time."""
+    earliest: dict[tuple[str, str, int], int] = {}
+    for bundle in bundles:
+        for e in bundle.icm:
+            if e.kind not in _NAMING_KINDS:
+                continue
+            for address in {e.origin, e.destination} - {None}:
+                key = (str(address), e.message_id, e.chain_id)
+                earliest[key] = min(earliest.get(key, e.block_timestamp), e.block_timestamp)
+    w.executemany(
+        "INSERT INTO icm_address_messages (address, message_id, chain_id, first_seen)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (address, message_id, chain_id) DO UPDATE SET"
+        " first_seen = CASE WHEN excluded.first_seen < icm_address_messages.first_seen"
+        " THEN excluded.first_seen ELSE icm_address_messages.first_seen END",
+        [(*key, ts) for key, ts in sorted(earliest.items())],
+    )
+
+
+def _reindex_icm_addresses(w: Writer, chain_id: int, message_ids: Sequence[str]) -> None:
+    """Rebuilds the chain's rows of those messages from the events that remain (an unwind)."""
+    for part in queries._chunks(sorted(message_ids)):
+        marks = queries._in(part)
+        w.execute(
+            f"DELETE FROM icm_address_messages WHERE chain_id = ? AND message_id IN {marks}",
+            (chain_id, *part),
+        )
+        w.execute(
+            ICM_ADDRESS_ROWS.format(where=f" AND chain_id = ? AND message_id IN {marks}"),
+            (chain_id, *part, chain_id, *part),
+        )
+
+
 def _insert_balances(w: Writer, balances: Sequence[BalanceRow]) -> None:
     w.executemany(
         "INSERT INTO balances (chain_id, address, block_number, balance) VALUES (?, ?, ?, ?)"
@@ -401,10 +439,16 @@ def unwind(
             "SELECT address FROM tokens WHERE chain_id = ? AND first_block >= ?", (chain_id, height)
         )
         forget_naming(w, chain_id, [r[0] for r in leaving], height)
+        unwound_messages = w.query(
+            "SELECT DISTINCT message_id FROM icm_events WHERE chain_id = ? AND block_number >= ?"
+            f" AND kind IN {queries._in(_NAMING_KINDS)}",
+            (chain_id, height, *_NAMING_KINDS),
+        )
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)
             )
+        _reindex_icm_addresses(w, chain_id, [r[0] for r in unwound_messages])
         _recompute_owners(w, chain_id, height)
         below = w.query(
             "SELECT number, hash FROM blocks WHERE chain_id = ? AND number < ?"
