@@ -14,8 +14,8 @@ from snowfield.store import icm, writes
 from snowfield.store.database import Database
 from snowfield.store.dump import dump
 from snowfield.store.rows import IcmEventRow
-from snowfield.testing import PG_ENV, database_urls, open_database
-from tests.api.conftest import CHAIN, OTHER_CHAIN, ChainBuilder, add_chains
+from snowfield.testing import open_database
+from tests.api.conftest import CHAIN, OTHER_CHAIN, ChainBuilder, _db_kinds, _url, add_chains
 
 A, B = CHAIN, OTHER_CHAIN
 X, Y, Z = "0x" + "aa" * 20, "0x" + "bb" * 20, "0x" + "cc" * 20
@@ -51,22 +51,23 @@ EVENTS = {
 }
 
 
+def _write_chain(db: Database, chain: int) -> None:
+    builder = ChainBuilder(db, chain_id=chain)
+    bundles = [
+        dataclasses.replace(builder._block(n), icm=tuple(events))
+        for n, events in sorted(EVENTS[chain].items())
+    ]
+    writes.write_batch(db, chain, bundles)
+
+
 def _write(db: Database) -> None:
-    for chain, blocks in EVENTS.items():
-        builder = ChainBuilder(db, chain_id=chain)
-        bundles = [
-            dataclasses.replace(builder._block(n), icm=tuple(events))
-            for n, events in sorted(blocks.items())
-        ]
-        writes.write_batch(db, chain, bundles)
+    for chain in EVENTS:
+        _write_chain(db, chain)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=_db_kinds())
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "postgresql" and not __import__("os").environ.get(PG_ENV):
-        pytest.skip(f"PostgreSQL runs only when {PG_ENV} is set")
-    urls = database_urls(tmp_path)
-    with open_database(urls[0] if request.param == "sqlite" else urls[1]) as opened:
+    with open_database(_url(request.param, tmp_path)) as opened:
         add_chains(opened)
         _write(opened)
         yield opened
@@ -105,12 +106,7 @@ def test_an_unwind_rebuilds_the_rows_of_its_messages(db: Database) -> None:
     assert _all(db, X, [A, B], 10) == [(M1, 105), (M2, 103)]
     assert _all(db, Z, [A, B], 10) == [(M2, 103)]
     # written again, the index is what an uninterrupted write gives
-    builder = ChainBuilder(db, chain_id=A)
-    bundles = [
-        dataclasses.replace(builder._block(n), icm=tuple(events))
-        for n, events in sorted(EVENTS[A].items())
-    ]
-    writes.write_batch(db, A, bundles)
+    _write_chain(db, A)
     assert _all(db, X, [A, B], 10) == [(M3, 110), (M2, 103), (M1, 100)]
 
 

@@ -37,13 +37,21 @@ def hrp_for_network(network_id: int) -> str:
     return HRP_BY_NETWORK.get(network_id, FALLBACK_HRP)
 
 
+def _fold_table() -> tuple[int, ...]:
+    """The generators a step folds in, by the 5 bits it shifts out."""
+    table = []
+    for top in range(32):
+        fold = 0
+        for bit, generator in enumerate(_GENERATOR):
+            if (top >> bit) & 1:
+                fold ^= generator
+        table.append(fold)
+    return tuple(table)
+
+
 # The generators a step folds in depend only on the 5 bits shifted out: one table lookup
 # per value instead of five bit tests (~5x faster; every address a request names is checked).
-_FOLD = [0] * 32
-for _top in range(32):
-    for _bit, _generator in enumerate(_GENERATOR):
-        if (_top >> _bit) & 1:
-            _FOLD[_top] ^= _generator
+_FOLD = _fold_table()
 
 
 def _polymod(values: Iterable[int]) -> int:

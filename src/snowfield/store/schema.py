@@ -99,14 +99,16 @@ _ICM_ADDRESS_MESSAGES = (
     """CREATE INDEX IF NOT EXISTS icm_address_messages_by_message
         ON icm_address_messages (address, message_id, chain_id, first_seen)""",
 )
+ICM_NAMING_KINDS = ("send", "receive")  # the events that give a message its time
+_NAMING = "(" + ", ".join(f"'{kind}'" for kind in ICM_NAMING_KINDS) + ")"
 # `{where}`: a further condition on the events (empty: all of them).
 ICM_ADDRESS_ROWS = (
     "INSERT INTO icm_address_messages (address, message_id, chain_id, first_seen)"
     " SELECT address, message_id, chain_id, MIN(ts) FROM ("
     "SELECT origin AS address, message_id, chain_id, block_timestamp AS ts FROM icm_events"
-    " WHERE kind IN ('send', 'receive') AND origin IS NOT NULL{where}"
+    f" WHERE kind IN {_NAMING} AND origin IS NOT NULL{{where}}"
     " UNION ALL SELECT destination, message_id, chain_id, block_timestamp FROM icm_events"
-    " WHERE kind IN ('send', 'receive') AND destination IS NOT NULL{where}"
+    f" WHERE kind IN {_NAMING} AND destination IS NOT NULL{{where}}"
     ") named GROUP BY address, message_id, chain_id"
 )
 

@@ -17,7 +17,7 @@ from snowfield.store.documents import ERC_TYPES
 from snowfield.store.read_model import BatchDocuments, batch_documents, forget_naming
 from snowfield.store.rollups import Rollups
 from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
-from snowfield.store.schema import CHAIN_COLUMNS, ICM_ADDRESS_ROWS
+from snowfield.store.schema import CHAIN_COLUMNS, ICM_ADDRESS_ROWS, ICM_NAMING_KINDS
 
 # Table -> column holding the block height, for unwinds.
 BLOCK_COLUMNS: dict[str, str] = {
@@ -316,16 +316,13 @@ def _insert_icm(w: Writer, bundles: Sequence[BlockBundle]) -> None:
     )
 
 
-_NAMING_KINDS = ("send", "receive")  # the events that give a message its time
-
-
 def _index_icm_addresses(w: Writer, bundles: Sequence[BlockBundle]) -> None:
     """Operation 16's rows (schema.ICM_ADDRESS_ROWS) for the batch's send and receive events:
     each (address, message, chain) keeps its earliest time."""
     earliest: dict[tuple[str, str, int], int] = {}
     for bundle in bundles:
         for e in bundle.icm:
-            if e.kind not in _NAMING_KINDS:
+            if e.kind not in ICM_NAMING_KINDS:
                 continue
             for address in {e.origin, e.destination} - {None}:
                 key = (str(address), e.message_id, e.chain_id)
@@ -441,8 +438,8 @@ def unwind(
         forget_naming(w, chain_id, [r[0] for r in leaving], height)
         unwound_messages = w.query(
             "SELECT DISTINCT message_id FROM icm_events WHERE chain_id = ? AND block_number >= ?"
-            f" AND kind IN {queries._in(_NAMING_KINDS)}",
-            (chain_id, height, *_NAMING_KINDS),
+            f" AND kind IN {queries._in(ICM_NAMING_KINDS)}",
+            (chain_id, height, *ICM_NAMING_KINDS),
         )
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
