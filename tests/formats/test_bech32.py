@@ -164,3 +164,26 @@ def test_address_errors() -> None:
 def test_non_zero_padding_is_refused() -> None:
     with pytest.raises(InvalidParams, match="padding"):
         convert_bits([31], 5, 8, pad=False)
+
+
+@given(HRPS, st.lists(st.integers(0, 31), max_size=40))
+def test_parse_regroups_as_convert_bits_does(hrp: str, data: list[int]) -> None:
+    """parse_bech32 regroups 5-bit values by its own route (an int parse): same bytes, and the
+    same refusal of bad padding."""
+    text = encode_bech32(hrp, data)
+    try:
+        expected: bytes | None = bytes(convert_bits(data, 5, 8, pad=False))
+    except InvalidParams:
+        expected = None
+    if expected is None:
+        with pytest.raises(InvalidParams, match="padding"):
+            parse_bech32(text)
+    else:
+        assert parse_bech32(text) == (hrp, expected)
+
+
+@pytest.mark.parametrize("char", [" ", "\x7f", "\x1f", "é"])
+def test_characters_outside_33_to_126_are_refused(char: str) -> None:
+    text = "local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
+    with pytest.raises(InvalidParams, match="invalid character"):
+        decode_bech32(text[:10] + char + text[11:])
