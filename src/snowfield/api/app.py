@@ -20,7 +20,7 @@ from snowfield.api import (
 )
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
-from snowfield.api.operation import ChainCache, Operation, Services, endpoint
+from snowfield.api.operation import ChainCache, NetworkCache, Operation, Services, endpoint
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.responses import Headers, send_json
 from snowfield.api.router import Router
@@ -60,7 +60,7 @@ def create_data_app(
     secret = db.meta("page_token_secret")
     if secret is None:
         raise Unavailable("the database has no page-token secret: run its migration first")
-    services = Services(db, PageTokens(secret), ChainCache(db), signatures)
+    services = Services(db, PageTokens(secret), ChainCache(db), NetworkCache(db), signatures)
     document = orjson.dumps(
         openapi_document(operations, title="snowfield data API", version=VERSION)
     )

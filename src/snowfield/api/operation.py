@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 from urllib.parse import parse_qsl
 
 import orjson
@@ -17,10 +17,11 @@ from snowfield.api.params import Param, parse_all, single_values
 from snowfield.api.request_body import request_json
 from snowfield.api.responses import Endpoint, Headers, send_json
 from snowfield.errors import Forbidden, NotFound
-from snowfield.store import queries
+from snowfield.store import primary, queries
 from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey
 from snowfield.store.pagination import Key, Page, PageTokens
+from snowfield.store.primary import PrimaryNetwork
 from snowfield.store.rows import ChainRow
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 Json = dict[str, Any]
 Handler = Callable[["Context"], Awaitable[Json]]
 
@@ -59,27 +62,62 @@ async def call_store(db: Database, fn: Callable[P, T], *args: P.args, **kwargs: 
     return await run_in_threadpool(fn, *args, **kwargs)
 
 
-class ChainCache:
-    """Chains by path reference, kept a few seconds: they change only when an indexer starts
-    on a chain, and looking one up per request cost a worker-thread round trip."""
+class StoreCache(Generic[K, V]):
+    """Store lookups by key, kept `ttl` seconds, for what changes only when an indexer starts
+    (chains, primary networks): a query per request cost more than the page it served."""
+
+    def __init__(
+        self,
+        db: Database,
+        lookup: Callable[[Database, K], V],
+        *,
+        ttl: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.db = db
+        self.lookup = lookup
+        self.ttl = ttl
+        self.clock = clock
+        self._known: dict[K, tuple[V, float]] = {}
+
+    async def get(self, key: K) -> V:
+        now = self.clock()
+        hit = self._known.get(key)
+        if hit is not None and hit[1] > now:
+            return hit[0]
+        found = await call_store(self.db, self.lookup, self.db, key)
+        if len(self._known) >= 1024:  # unknown keys must not grow it without bound
+            self._known.clear()
+        self._known[key] = (found, now + self.ttl)
+        return found
+
+
+class ChainCache(StoreCache[str, "ChainRow | None"]):
+    """Chains by path reference."""
 
     def __init__(
         self, db: Database, *, ttl: float = 5.0, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self.db = db
-        self.ttl = ttl
-        self.clock = clock
-        self._known: dict[str, tuple[ChainRow | None, float]] = {}
+        super().__init__(db, queries.find_chain, ttl=ttl, clock=clock)
 
     async def find(self, ref: str) -> ChainRow | None:
-        now = self.clock()
-        hit = self._known.get(ref)
-        if hit is not None and hit[1] > now:
-            return hit[0]
-        found = await call_store(self.db, queries.find_chain, self.db, ref)
-        if len(self._known) >= 1024:  # unknown refs must not grow it without bound
-            self._known.clear()
-        self._known[ref] = (found, now + self.ttl)
+        return await self.get(ref)
+
+
+class NetworkCache(StoreCache[None, "list[PrimaryNetwork]"]):
+    """The indexed primary networks."""
+
+    def __init__(
+        self, db: Database, *, ttl: float = 5.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__(db, lambda db, _: primary.networks(db), ttl=ttl, clock=clock)
+
+    async def get(self, key: None) -> list[PrimaryNetwork]:
+        found = await super().get(key)
+        if not found:
+            # Before an indexer's first start: the next request looks again, so the network
+            # is served as soon as it is recorded.
+            self._known.pop(key, None)
         return found
 
 
@@ -88,6 +126,7 @@ class Services:
     db: Database
     tokens: PageTokens
     chains: ChainCache
+    networks: NetworkCache
     signatures: SignatureService | None = None
 
 
@@ -100,6 +139,7 @@ class Context:
         self.db = services.db
         self.signatures = services.signatures
         self._chains = services.chains
+        self._networks = services.networks
         self.args = args
         self.key = key
         self._tokens = services.tokens
@@ -120,6 +160,10 @@ class Context:
         if self.key is not None and not self.key.allows(found.chain_id):
             raise Forbidden(f"this API key may not query chain {ref}")
         return found
+
+    async def primary_networks(self) -> list[PrimaryNetwork]:
+        """The primary networks the store indexes."""
+        return await self._networks.get(None)
 
     def after(self) -> Key | None:
         token = self.args.get("pageToken")
