@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,9 @@ from snowfield.formats.platform.staking_txs import (
 from snowfield.formats.platform.subnet_txs import CreateChainTx, CreateSubnetTx
 from snowfield.formats.platform.txs import Tx
 from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
+from snowfield.store import primary
 from snowfield.store.database import Database
+from snowfield.store.primary_documents import render_stored
 from snowfield.testing import RunningNode, serve_asgi, serve_devnet
 from tests.chains.platform import test_staking
 from tests.chains.platform.wallet import KEY2, Wallet, owner, pop
@@ -202,6 +205,45 @@ def test_staking_transactions_equal_the_node_current_stakers(
     assert delegation["consumedUtxos"] and delegation["emittedUtxos"]
     staked = [u for u in delegation["emittedUtxos"] if u["utxoType"] == "STAKE"]
     assert staked and all(u["staked"] for u in staked)
+
+
+def test_stored_documents_are_what_the_rows_render(
+    indexed: tuple[RunningNode, str], tmp_path: Path
+) -> None:
+    """Operation 11 answers from documents the writer keeps (store/primary_documents.py):
+    each is what the rows render now, also after a later tx consumed one of its outputs, and
+    a store without them (written before they existed) answers the same pages."""
+    _, api = indexed
+    db = Database(str(api_db(api)))
+    (net,) = primary.networks(db)
+    stored = {str(r[0]): str(r[1]) for r in db.query("SELECT tx_id, document FROM p_tx_documents")}
+    assert stored == render_stored(db, P_ID, net.avax_asset, list(stored))
+    # Later txs spent the staking txs' change: their documents were rendered again.
+    spent = [
+        u
+        for doc in stored.values()
+        for u in json.loads(doc)["emittedUtxos"]
+        if "consumingTxHash" in u
+    ]
+    assert spent
+    path = "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking"
+    pages = {
+        size: _pages(api + path, "transactions", {"pageSize": size, "sortOrder": "asc"})
+        for size in (1, 10)
+    }
+    assert {t["txHash"] for t in pages[10]} <= set(stored)
+    copy = tmp_path / "before-documents.db"
+    db.close()
+    with sqlite3.connect(api_db(api)) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    old = Database(str(copy))
+    with old.transaction() as w:
+        w.execute("DELETE FROM p_tx_documents")
+    with serve_asgi(create_data_app(old)) as rendered:
+        for size, expected in pages.items():
+            params = {"pageSize": size, "sortOrder": "asc"}
+            assert _pages(rendered + path, "transactions", params) == expected
+    old.close()
 
 
 def test_staking_filters_and_errors(indexed: tuple[RunningNode, str]) -> None:

@@ -86,12 +86,12 @@ def test_stakers_rewards_and_utxos_round_trip(db: Database) -> None:
         limit=10,
     )
     assert [t.tx_id for t in page.items] == [str(add.id), str(delegate.id)]
-    validator = page.items[0]
+    assert page.items[0].potential_reward == str(validator_reward)
+    (validator,) = primary_queries.tx_rows(db, PCHAIN, [str(add.id)])
     assert validator.tx_type == "AddPermissionlessValidatorTx"
     assert validator.details["nodeId"] == str(NODE)
     assert validator.details["delegationFeePercent"] == "10"
     assert validator.details["rewardAddresses"] == [_bech(EWOQ_KEY)]
-    assert validator.potential_reward == str(validator_reward)
     emitted, consumed = primary_queries.utxos_of(db, PCHAIN, [str(add.id)])
     stake = [u for u in emitted[str(add.id)] if u.staked]
     assert [int(u.amount) for u in stake] == [VALIDATOR_STAKE]

@@ -12,10 +12,10 @@ from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.bech32 import parse_bech32
 from snowfield.formats.ids import NodeID
-from snowfield.store import primary, primary_queries
+from snowfield.store import primary_documents, primary_queries
 from snowfield.store.pagination import page_of
 from snowfield.store.primary import PrimaryNetwork
-from snowfield.store.primary_queries import STAKING_TX_TYPES, PTx, PUtxo, Staker
+from snowfield.store.primary_queries import Staker
 
 MAX_ADDRESSES = 64  # per request; each one is a lookup
 P_CHAIN_ALIASES = ("p-chain", "11111111111111111111111111111111LpoYY")
@@ -44,7 +44,6 @@ TX_TYPES = (
     "CreateAssetTx",
     "OperationTx",
 )
-AVAX = {"name": "Avalanche", "symbol": "AVAX", "denomination": 9, "type": "secp256k1"}
 PERCENT = 1_000_000  # delegation fees are in millionths
 
 
@@ -129,7 +128,7 @@ END_TIME = Param("endTimestamp", "query", "Only items at or before this unix tim
 async def indexed_network(ctx: Context) -> PrimaryNetwork:
     """The indexed primary network the `network` path parameter names (404 when none is)."""
     name = ctx.args["network"]
-    for net in await ctx.run(primary.networks, ctx.db):
+    for net in await ctx.primary_networks():
         if (net.network_id == 1) == (name == "mainnet"):
             return net
     raise NotFound(f"network {name} is not indexed")
@@ -143,83 +142,6 @@ def _bech32(ctx: Context, net: PrimaryNetwork) -> list[str] | None:
         if not address.startswith(net.hrp + "1"):
             raise InvalidParams(f"addresses must be addresses of this network ({net.hrp}1...)")
     return list(given)
-
-
-def _asset(net: PrimaryNetwork, asset_id: str, amount: int | str) -> Json:
-    meta = AVAX if asset_id == net.avax_asset else {**AVAX, "name": asset_id, "symbol": ""}
-    return {"assetId": asset_id, **meta, "amount": str(amount)}
-
-
-def _amounts(net: PrimaryNetwork, utxos: Sequence[PUtxo]) -> dict[str, int]:
-    sums: dict[str, int] = {}
-    for u in utxos:
-        sums[u.asset_id] = sums.get(u.asset_id, 0) + int(u.amount)
-    return sums
-
-
-def _asset_list(net: PrimaryNetwork, sums: dict[str, int]) -> list[Json]:
-    return [_asset(net, a, v) for a, v in sorted(sums.items()) if v > 0]
-
-
-def render_utxo(net: PrimaryNetwork, u: PUtxo) -> Json:
-    out: Json = {
-        "addresses": list(u.addresses),
-        "asset": _asset(net, u.asset_id, u.amount),
-        "consumedOnChainId": u.consumed_on,
-        "createdOnChainId": u.created_on,
-        "utxoId": u.utxo_id,
-        "amount": u.amount,
-        "assetId": u.asset_id,
-        "blockNumber": str(u.block_height or 0),
-        "blockTimestamp": u.block_timestamp or 0,
-        "outputIndex": u.output_index,
-        "txHash": u.tx_id,
-        "utxoType": "STAKE" if u.staked else "TRANSFER",
-        "staked": u.staked,
-    }
-    optional = {
-        "consumingTxHash": u.consuming_tx,
-        "consumingBlockNumber": None if u.consuming_height is None else str(u.consuming_height),
-        "consumingBlockTimestamp": u.consuming_timestamp,
-        "utxoBytes": u.utxo_bytes,
-        "platformLocktime": u.locktime,
-        "stakeableLocktime": u.stakeable_locktime,
-        "threshold": u.threshold,
-        "utxoStartTimestamp": u.utxo_start,
-        "utxoEndTimestamp": u.utxo_end,
-        "rewardType": u.reward_type,
-    }
-    out.update({k: v for k, v in optional.items() if v is not None})
-    return out
-
-
-def render_tx(net: PrimaryNetwork, tx: PTx, emitted: list[PUtxo], consumed: list[PUtxo]) -> Json:
-    staked = [u for u in emitted if u.staked]
-    value = _amounts(net, [u for u in emitted if not u.staked])
-    spent = _amounts(net, consumed)
-    out_sums = _amounts(net, emitted)
-    burned = {a: spent.get(a, 0) - out_sums.get(a, 0) for a in spent}
-    out: Json = {
-        "txHash": tx.tx_id,
-        "txType": tx.tx_type,
-        "blockTimestamp": tx.timestamp,
-        "blockNumber": str(tx.height),
-        "blockHash": tx.block_id,
-        "consumedUtxos": [render_utxo(net, u) for u in consumed],
-        "emittedUtxos": [render_utxo(net, u) for u in emitted],
-        "value": _asset_list(net, value),
-        "amountBurned": _asset_list(net, burned),
-        "amountStaked": _asset_list(net, _amounts(net, staked)),
-        "amountL1ValidatorBalanceBurned": [],
-    }
-    out.update(tx.details)
-    if tx.memo:
-        out["memo"] = tx.memo
-    if tx.potential_reward is not None and tx.tx_type in STAKING_TX_TYPES:
-        out["estimatedReward"] = tx.potential_reward
-    if tx.ended_tx is not None:
-        out["rewardTxHash"] = tx.ended_tx
-    return out
 
 
 async def list_staking(ctx: Context) -> Json:
@@ -238,9 +160,21 @@ async def list_staking(ctx: Context) -> Json:
         after=after,
         limit=ctx.args["pageSize"],
     )
-    ids = [t.tx_id for t in page.items]
-    emitted, consumed = await ctx.run(primary_queries.utxos_of, ctx.db, net.pchain, ids)
-    txs = [render_tx(net, t, emitted[t.tx_id], consumed[t.tx_id]) for t in page.items]
+    stored = {e.tx_id: e.document for e in page.items if e.document is not None}
+    missing = [e.tx_id for e in page.items if e.document is None]
+    if missing:
+        stored.update(
+            await ctx.run(
+                primary_documents.render_stored, ctx.db, net.pchain, net.avax_asset, missing
+            )
+        )
+    txs = [
+        primary_documents.with_state(
+            stored[e.tx_id],
+            primary_documents.staker_state(e.tx_type, e.potential_reward, e.ended_tx),
+        )
+        for e in page.items
+    ]
     chain_info = {"chainName": "p-chain", "network": ctx.args["network"]}
     return {**ctx.next_page(page), "transactions": txs, "chainInfo": chain_info}
 
@@ -276,7 +210,7 @@ def _reward(
         "addresses": list(addresses),
         **base,
         "rewardType": kind,
-        "estimatedReward": _asset(net, net.avax_asset, amount),
+        "estimatedReward": primary_documents.asset(net.avax_asset, net.avax_asset, amount),
     }
 
 

@@ -8,7 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from snowfield.store.database import Database, Writer
+from snowfield.store.primary_documents import render_stored
+from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
+
+DOCUMENT_CHUNK = 500  # txs per document query: bounded statements for any batch size
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +92,7 @@ def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping
                 "UPDATE p_stakers SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
                 (str(reward), pchain, tx_id),
             )
+        _write_documents(w, pchain, _touched([rows]))
         w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
 
 
@@ -121,6 +126,7 @@ def write_blocks(
         for block in blocks:
             _write_block(w, pchain, block)
         _insert_utxos(w, pchain, rewards, blocks[-1].height, blocks[-1].timestamp)
+        _write_documents(w, pchain, _touched(blocks) | {u.tx_id for u in rewards})
         for tx_id, reward in (potential or {}).items():
             w.execute(
                 "UPDATE p_stakers SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
@@ -134,6 +140,43 @@ def write_blocks(
             " block_id = excluded.block_id, timestamp = excluded.timestamp",
             (pchain, next_index, last.height, last.block_id, last.timestamp),
         )
+
+
+def _touched(blocks: Sequence[BlockRows]) -> set[str]:
+    """The txs whose documents these blocks may change: their own staking txs, and the txs
+    that emitted the UTXOs they consume."""
+    out = {t.tx_id for b in blocks for t in b.txs if t.tx_type in STAKING_TX_TYPES}
+    out.update(spend.source_tx for b in blocks for _, spend in b.spends)
+    return out
+
+
+def _write_documents(w: Writer, pchain: str, tx_ids: set[str]) -> None:
+    """(Re)renders the documents of the staking txs among `tx_ids` from the rows as this
+    transaction leaves them: a stored document is never older than its rows."""
+    network = w.query("SELECT avax_asset FROM primary_networks WHERE pchain = ?", (pchain,))
+    if not tx_ids or not network:
+        return
+    ids = sorted(tx_ids)
+    for first in range(0, len(ids), DOCUMENT_CHUNK):
+        chunk = ids[first : first + DOCUMENT_CHUNK]
+        staking = [
+            str(r[0])
+            for r in w.query(
+                f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN ({_marks(chunk)})"
+                f" AND tx_type IN ({_marks(STAKING_TX_TYPES)})",
+                [pchain, *chunk, *STAKING_TX_TYPES],
+            )
+        ]
+        documents = render_stored(w, pchain, network[0][0], staking)
+        w.executemany(
+            "INSERT INTO p_tx_documents (pchain, tx_id, document) VALUES (?, ?, ?)"
+            " ON CONFLICT (pchain, tx_id) DO UPDATE SET document = excluded.document",
+            [(pchain, tx_id, document) for tx_id, document in sorted(documents.items())],
+        )
+
+
+def _marks(items: Sequence[object]) -> str:
+    return ", ".join("?" for _ in items)
 
 
 def _write_block(w: Writer, pchain: str, b: BlockRows) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -22,6 +22,12 @@ STAKING_TX_TYPES = (
 )
 
 
+class Reads(Protocol):
+    """A database or a writer's transaction: the document writer reads its own writes."""
+
+    def query(self, sql: str, params: Sequence[Any] = ...) -> list[tuple[Any, ...]]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class PTx:
     tx_id: str
@@ -32,8 +38,21 @@ class PTx:
     tx_type: str
     memo: str
     details: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StakingEntry:
+    """One item of operation 11's listing: where it sits, its staker's state, and its stored
+    document (None: render it from the rows, see store/primary_documents.py)."""
+
+    tx_id: str
+    timestamp: int
+    height: int
+    tx_index: int
+    tx_type: str
     potential_reward: str | None
     ended_tx: str | None
+    document: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,43 +182,44 @@ def active_staking(
     desc: bool,
     after: Key | None,
     limit: int,
-) -> Page[PTx]:
+) -> Page[StakingEntry]:
     """Staking txs whose staker is current at the index's chain time, newest first or oldest."""
     types = [t for t in (tx_types or STAKING_TX_TYPES) if t in STAKING_TX_TYPES]
     if not types:
         return Page([], None)
     op = "<" if desc else ">"
     order = "DESC" if desc else "ASC"
-    columns = (
-        "t.tx_id, t.height, t.tx_index, t.block_id, t.timestamp, t.tx_type, t.memo, t.details,"
-        " s.potential_reward, s.ended_tx"
-    )
     active = (
-        " JOIN p_stakers s ON s.pchain = t.pchain AND s.tx_id = t.tx_id"
-        f" WHERE s.ended_tx IS NULL AND s.end_time > {_NOW}"
+        f" AND s.ended_tx IS NULL AND s.end_time > {_NOW}"
         f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
     )
-    params: list[Any] = []
+    documents = " LEFT JOIN p_tx_documents d ON d.pchain = t.pchain AND d.tx_id = t.tx_id"
     if addresses:
         # One index range of p_tx_addresses per address: the cost of a page does not grow
         # with the store.
         # CROSS JOIN: SQLite keeps this join order (the address's index range first), where
-        # its planner would walk every tx by time; the position columns are selected so that
-        # DISTINCT may order by them on PostgreSQL too.
+        # its planner would walk every tx by time. One address needs no DISTINCT (its rows
+        # are unique by tx); several do, and select the position columns so that DISTINCT
+        # may order by them on PostgreSQL too.
+        distinct = "DISTINCT " if len(addresses) > 1 else ""
         sql = [
-            f"SELECT DISTINCT {columns}, a.timestamp, a.height, a.tx_index"
-            " FROM p_tx_addresses a CROSS JOIN p_txs t CROSS JOIN p_stakers s"
+            f"SELECT {distinct}t.tx_id, a.timestamp, a.height, a.tx_index, t.tx_type,"
+            " s.potential_reward, s.ended_tx, d.document"
+            " FROM p_tx_addresses a CROSS JOIN p_txs t CROSS JOIN p_stakers s" + documents,
             " WHERE t.pchain = a.pchain AND t.tx_id = a.tx_id"
-            " AND s.pchain = t.pchain AND s.tx_id = t.tx_id"
-            f" AND s.ended_tx IS NULL AND s.end_time > {_NOW}"
-            f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
+            " AND s.pchain = t.pchain AND s.tx_id = t.tx_id" + active,
             f" AND a.pchain = ? AND a.address IN ({', '.join('?' for _ in addresses)})",
         ]
-        params += [pchain, *types, pchain, *addresses]
+        params: list[Any] = [pchain, *types, pchain, *addresses]
         alias = "a"
     else:
-        sql = [f"SELECT {columns} FROM p_txs t" + active, " AND t.pchain = ?"]
-        params += [pchain, *types, pchain]
+        sql = [
+            "SELECT t.tx_id, t.timestamp, t.height, t.tx_index, t.tx_type, s.potential_reward,"
+            " s.ended_tx, d.document FROM p_txs t"
+            " JOIN p_stakers s ON s.pchain = t.pchain AND s.tx_id = t.tx_id" + documents,
+            " WHERE t.pchain = ?" + active,
+        ]
+        params = [pchain, pchain, *types]
         alias = "t"
     if start is not None:
         sql.append(f" AND {alias}.timestamp >= ?")
@@ -215,11 +235,21 @@ def active_staking(
         f" {alias}.tx_index {order} LIMIT ?"
     )
     params.append(limit + 1)
-    rows = [
-        PTx(r[0], r[1], r[2], r[3], r[4], r[5], r[6], orjson.loads(r[7]), r[8], r[9])
-        for r in db.query("".join(sql), params)
-    ]
+    rows = [StakingEntry(*r) for r in db.query("".join(sql), params)]
     return page_of(rows, limit, lambda t: (t.timestamp, t.height, t.tx_index))
+
+
+def tx_rows(reads: Reads, pchain: str, tx_ids: Sequence[str]) -> list[PTx]:
+    """The rows of these txs, in the order given (unknown ids left out)."""
+    if not tx_ids:
+        return []
+    rows = reads.query(
+        "SELECT tx_id, height, tx_index, block_id, timestamp, tx_type, memo, details FROM p_txs"
+        f" WHERE pchain = ? AND tx_id IN ({', '.join('?' for _ in tx_ids)})",
+        [pchain, *tx_ids],
+    )
+    found = {r[0]: PTx(r[0], r[1], r[2], r[3], r[4], r[5], r[6], orjson.loads(r[7])) for r in rows}
+    return [found[t] for t in tx_ids if t in found]
 
 
 _UTXO_COLUMNS = (
@@ -237,7 +267,7 @@ def _utxo(row: tuple[Any, ...]) -> PUtxo:
 
 
 def utxos_of(
-    db: Database, pchain: str, tx_ids: Sequence[str]
+    db: Reads, pchain: str, tx_ids: Sequence[str]
 ) -> tuple[dict[str, list[PUtxo]], dict[str, list[PUtxo]]]:
     """(emitted by tx, consumed by tx) for the given txs, each in output order."""
     if not tx_ids:

@@ -6,6 +6,14 @@ forward with their checkpoint and never unwound."""
 
 from __future__ import annotations
 
+# A staking tx's operation-11 document as the rows render it (store/primary_documents.py),
+# kept by the writer; a tx without one is rendered from the rows at read time.
+P_TX_DOCUMENTS = """CREATE TABLE IF NOT EXISTS p_tx_documents (
+    pchain TEXT NOT NULL,
+    tx_id TEXT NOT NULL,
+    document TEXT NOT NULL,
+    PRIMARY KEY (pchain, tx_id))"""
+
 PRIMARY_TABLES: tuple[str, ...] = (
     # The primary network an indexer follows: network id, its bech32 HRP, its chains' ids.
     """CREATE TABLE IF NOT EXISTS primary_networks (
@@ -45,6 +53,7 @@ PRIMARY_TABLES: tuple[str, ...] = (
         details TEXT NOT NULL,
         PRIMARY KEY (pchain, tx_id))""",
     "CREATE INDEX IF NOT EXISTS p_txs_by_time ON p_txs (pchain, timestamp, height, tx_index)",
+    P_TX_DOCUMENTS,
     # Every address a tx names (outputs, reward owners, owners of the UTXOs it consumes), with
     # the tx's position so that a page of one address is one index range.
     """CREATE TABLE IF NOT EXISTS p_tx_addresses (

@@ -9,9 +9,9 @@ so that an unwind is `DELETE ... WHERE block_number >= h`.
 
 from __future__ import annotations
 
-from snowfield.store.primary_schema import PRIMARY_TABLES
+from snowfield.store.primary_schema import P_TX_DOCUMENTS, PRIMARY_TABLES
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -374,4 +374,6 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         *_ICM_ADDRESS_MESSAGES,
         ICM_ADDRESS_ROWS.format(where=""),
     ),
+    # Operation 11's documents: the txs written before have none and render from the rows.
+    8: (P_TX_DOCUMENTS,),
 }
