@@ -6,7 +6,8 @@
    same settings; bench/api.py's load generator. Target: >= 40%.
 2. Latency: p50/p99 of sequential requests (first pages and later pages through nextPageToken,
    spread over 200 addresses) against two stores of synthetic staking txs, `--sizes` (default
-   10k and 500k), written with the store's own `write_blocks`. Target: p99 large/small <= 1.2.
+   10k and 500k), written with the store's own `write_blocks`; each request goes to both
+   servers in turn. Target: p99 large/small <= 1.2.
 
 Stores are cached under .bench/primary-api/ by size and schema digest. Servers are child
 processes pinned to CPU 0; loopback only; bounded in count and time.
@@ -169,23 +170,28 @@ def server(ab: ModuleType, kind: str, target: Path, probe: str) -> Iterator[int]
             terminate(proc)
 
 
-def latencies(ab: ModuleType, port: int) -> list[float]:
-    """Seconds per request: each address's first page and the pages after it."""
-    client = ab.Client(port)
-    out: list[float] = []
+def latencies(ab: ModuleType, ports: tuple[int, int]) -> tuple[list[float], list[float]]:
+    """Seconds per request, for each of the two servers: each address's first page and the
+    pages after it, asked of one server and then of the other, so that both meet the same
+    moments of a noisy machine (measured one after the other, the ratio drifted 0.96-2.7x
+    between runs)."""
+    clients = [ab.Client(port) for port in ports]
+    out: tuple[list[float], list[float]] = ([], [])
     try:
         for n in range(ADDRESSES):
-            token = None
+            tokens: list[str | None] = [None, None]
             for _ in range(PER_ADDRESS // 10):
-                started = time.perf_counter()
-                status, body = client.get(path_of(_address(n), token))
-                out.append(time.perf_counter() - started)
-                assert status == 200, body[:200]
-                token = orjson.loads(body).get("nextPageToken")
-                if not token:
+                for i, client in enumerate(clients):
+                    started = time.perf_counter()
+                    status, body = client.get(path_of(_address(n), tokens[i]))
+                    out[i].append(time.perf_counter() - started)
+                    assert status == 200, body[:200]
+                    tokens[i] = orjson.loads(body).get("nextPageToken")
+                if not all(tokens):
                     break
     finally:
-        client.close()
+        for client in clients:
+            client.close()
     return out
 
 
@@ -209,15 +215,13 @@ def main() -> None:
     # The first pages of every queried address, each connection in its own rotation (a cache
     # of one URL would not help); the hello world answers them all with the captured bytes.
     spread = [path_of(_address(n)) for n in range(ADDRESSES)]
-    samples = {}
-    for size, path in zip(args.sizes, (small, large), strict=True):
-        with server(ab, "data", path, probe) as port:
-            samples[size] = latencies(ab, port)
-            if size == args.sizes[0]:
-                client = ab.Client(port)
-                _, body = client.get(probe)
-                client.close()
-                ours = ab.python_load(port, spread, args.duration)
+    with server(ab, "data", small, probe) as port, server(ab, "data", large, probe) as other:
+        samples = dict(zip(args.sizes, latencies(ab, (port, other)), strict=True))
+        client = ab.Client(port)
+        _, body = client.get(probe)
+        client.close()
+    with server(ab, "data", small, probe) as port:  # alone, as the hello world will be
+        ours = ab.python_load(port, spread, args.duration)
     with tempfile.NamedTemporaryFile(suffix=".json") as captured:
         captured.write(body)
         captured.flush()

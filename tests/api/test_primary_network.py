@@ -210,13 +210,15 @@ def test_staking_transactions_equal_the_node_current_stakers(
 def test_stored_documents_are_what_the_rows_render(
     indexed: tuple[RunningNode, str], tmp_path: Path
 ) -> None:
-    """Operation 11 answers from documents the writer keeps (store/primary_documents.py):
-    each is what the rows render now, also after a later tx consumed one of its outputs, and
-    a store without them (written before they existed) answers the same pages."""
+    """Operation 11 answers from rows and documents the writer keeps (p_staking_txs,
+    store/primary_documents.py): each document is what the rows render now, also after a
+    later tx consumed one of its outputs; a store upgraded from before them (rows rebuilt
+    from the txs and stakers, no documents) answers the same pages."""
     _, api = indexed
     db = Database(str(api_db(api)))
     (net,) = primary.networks(db)
-    stored = {str(r[0]): str(r[1]) for r in db.query("SELECT tx_id, document FROM p_tx_documents")}
+    rows = db.query("SELECT * FROM p_staking_txs ORDER BY timestamp, height, tx_index")
+    stored = {str(r[0]): str(r[1]) for r in db.query("SELECT tx_id, document FROM p_staking_txs")}
     assert stored == render_stored(db, P_ID, net.avax_asset, list(stored))
     # Later txs spent the staking txs' change: their documents were rendered again.
     spent = [
@@ -227,22 +229,29 @@ def test_stored_documents_are_what_the_rows_render(
     ]
     assert spent
     path = "/v1/networks/fuji/blockchains/p-chain/transactions:listStaking"
-    pages = {
-        size: _pages(api + path, "transactions", {"pageSize": size, "sortOrder": "asc"})
-        for size in (1, 10)
-    }
-    assert {t["txHash"] for t in pages[10]} <= set(stored)
-    copy = tmp_path / "before-documents.db"
+    queries = [
+        {"pageSize": 1, "sortOrder": "asc"},
+        {"pageSize": 10},
+        {"pageSize": 1, "addresses": _bech(EWOQ_KEY)},
+        {"pageSize": 1, "addresses": _bech(EWOQ_KEY), "txTypes": "AddPermissionlessValidatorTx"},
+    ]
+    pages = [_pages(api + path, "transactions", q) for q in queries]
+    assert {t["txHash"] for t in pages[1]} == set(stored)
+    copy = tmp_path / "schema-7.db"
     db.close()
     with sqlite3.connect(api_db(api)) as source, sqlite3.connect(copy) as target:
         source.backup(target)
     old = Database(str(copy))
     with old.transaction() as w:
-        w.execute("DELETE FROM p_tx_documents")
-    with serve_asgi(create_data_app(old)) as rendered:
-        for size, expected in pages.items():
-            params = {"pageSize": size, "sortOrder": "asc"}
-            assert _pages(rendered + path, "transactions", params) == expected
+        w.execute("DROP TABLE p_staking_txs")
+        w.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    old.migrate()
+    rebuilt = old.query("SELECT * FROM p_staking_txs ORDER BY timestamp, height, tx_index")
+    assert [r[:-1] for r in rebuilt] == [r[:-1] for r in rows]
+    assert all(r[-1] is None for r in rebuilt)
+    with serve_asgi(create_data_app(old)) as upgraded:
+        for query, expected in zip(queries, pages, strict=True):
+            assert _pages(upgraded + path, "transactions", query) == expected
     old.close()
 
 
@@ -264,6 +273,20 @@ def test_staking_filters_and_errors(indexed: tuple[RunningNode, str]) -> None:
     }
     ewoq = _pages(url, "transactions", {"addresses": _bech(EWOQ_KEY), "pageSize": 1})
     assert len(ewoq) >= 2 and len({t["txHash"] for t in ewoq}) == len(ewoq)
+    # An address with a narrower type filter, and several addresses (each tx once).
+    validators = _pages(
+        url,
+        "transactions",
+        {"addresses": _bech(EWOQ_KEY), "txTypes": "AddPermissionlessValidatorTx", "pageSize": 1},
+    )
+    assert validators and [t["txHash"] for t in validators] == [
+        t["txHash"] for t in ewoq if t["txType"] == "AddPermissionlessValidatorTx"
+    ]
+    both_owners = _pages(
+        url, "transactions", {"addresses": f"{_bech(EWOQ_KEY)},{_bech(KEY2)}", "pageSize": 1}
+    )
+    hashes = [t["txHash"] for t in both_owners]
+    assert len(set(hashes)) == len(hashes) and {t["txHash"] for t in ewoq} <= set(hashes)
     assert httpx.get(url, params={"txTypes": "Bogus"}).status_code == 400
     assert httpx.get(url, params={"addresses": "P-avax1bogus"}).status_code == 400
     wrong_network = httpx.get(

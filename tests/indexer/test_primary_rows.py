@@ -113,6 +113,19 @@ def test_stakers_rewards_and_utxos_round_trip(db: Database) -> None:
         limit=10,
     )
     assert [t.tx_id for t in by_key2.items] == [str(delegate.id)]
+    # Several addresses: each tx once, in order (DISTINCT over the address rows).
+    by_both = primary_queries.active_staking(
+        db,
+        PCHAIN,
+        addresses=[_bech(KEY2), _bech(EWOQ_KEY)],
+        tx_types=None,
+        start=None,
+        end=None,
+        desc=True,
+        after=None,
+        limit=10,
+    )
+    assert [t.tx_id for t in by_both.items] == [str(delegate.id), str(add.id)]
 
     now, stakers = primary_queries.current_stakers(
         db, PCHAIN, addresses=None, node_ids=[str(NODE)], desc=False, after=None, limit=10

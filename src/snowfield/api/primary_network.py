@@ -171,7 +171,7 @@ async def list_staking(ctx: Context) -> Json:
     txs = [
         primary_documents.with_state(
             stored[e.tx_id],
-            primary_documents.staker_state(e.tx_type, e.potential_reward, e.ended_tx),
+            primary_documents.staker_state(e.potential_reward, e.ended_tx),
         )
         for e in page.items
     ]

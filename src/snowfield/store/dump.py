@@ -28,7 +28,7 @@ INDEXED: dict[str, str] = {
 PRIMARY: dict[str, str] = {
     "p_blocks": "pchain, height",
     "p_txs": "pchain, tx_id",
-    "p_tx_documents": "pchain, tx_id",
+    "p_staking_txs": "pchain, timestamp, height, tx_index",
     "p_tx_addresses": "pchain, address, tx_id",
     "p_utxos": "pchain, utxo_id",
     "p_stakers": "pchain, tx_id",

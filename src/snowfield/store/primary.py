@@ -87,11 +87,7 @@ def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping
             (pchain, rows.height, rows.block_id, rows.parent_id, rows.timestamp, len(rows.txs)),
         )
         _write_txs(w, pchain, rows)
-        for tx_id, reward in potential.items():
-            w.execute(
-                "UPDATE p_stakers SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
-                (str(reward), pchain, tx_id),
-            )
+        _write_potential(w, pchain, potential)
         _write_documents(w, pchain, _touched([rows]))
         w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
 
@@ -127,11 +123,7 @@ def write_blocks(
             _write_block(w, pchain, block)
         _insert_utxos(w, pchain, rewards, blocks[-1].height, blocks[-1].timestamp)
         _write_documents(w, pchain, _touched(blocks) | {u.tx_id for u in rewards})
-        for tx_id, reward in (potential or {}).items():
-            w.execute(
-                "UPDATE p_stakers SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
-                (str(reward), pchain, tx_id),
-            )
+        _write_potential(w, pchain, potential or {})
         last = blocks[-1]
         w.execute(
             "INSERT INTO p_checkpoints (pchain, next_index, height, block_id, timestamp)"
@@ -139,6 +131,15 @@ def write_blocks(
             " next_index = excluded.next_index, height = excluded.height,"
             " block_id = excluded.block_id, timestamp = excluded.timestamp",
             (pchain, next_index, last.height, last.block_id, last.timestamp),
+        )
+
+
+def _write_potential(w: Writer, pchain: str, potential: Mapping[str, int]) -> None:
+    """The stakers' latest potential rewards, in p_stakers and operation 11's rows."""
+    for table in ("p_stakers", "p_staking_txs"):
+        w.executemany(
+            f"UPDATE {table} SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
+            [(str(reward), pchain, tx_id) for tx_id, reward in potential.items()],
         )
 
 
@@ -162,16 +163,14 @@ def _write_documents(w: Writer, pchain: str, tx_ids: set[str]) -> None:
         staking = [
             str(r[0])
             for r in w.query(
-                f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN ({_marks(chunk)})"
-                f" AND tx_type IN ({_marks(STAKING_TX_TYPES)})",
-                [pchain, *chunk, *STAKING_TX_TYPES],
+                f"SELECT tx_id FROM p_staking_txs WHERE pchain = ? AND tx_id IN ({_marks(chunk)})",
+                [pchain, *chunk],
             )
         ]
         documents = render_stored(w, pchain, network[0][0], staking)
         w.executemany(
-            "INSERT INTO p_tx_documents (pchain, tx_id, document) VALUES (?, ?, ?)"
-            " ON CONFLICT (pchain, tx_id) DO UPDATE SET document = excluded.document",
-            [(pchain, tx_id, document) for tx_id, document in sorted(documents.items())],
+            "UPDATE p_staking_txs SET document = ? WHERE pchain = ? AND tx_id = ?",
+            [(document, pchain, tx_id) for tx_id, document in sorted(documents.items())],
         )
 
 
@@ -315,19 +314,28 @@ def _write_stakers(w: Writer, pchain: str, b: BlockRows) -> None:
             for s in b.stakers
         ],
     )
+    index = {t.tx_id: t.tx_index for t in b.txs}
+    w.executemany(
+        "INSERT INTO p_staking_txs (pchain, timestamp, height, tx_index, tx_id, end_time)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, timestamp, height, tx_index) DO NOTHING",
+        [(pchain, b.timestamp, b.height, index[s.tx_id], s.tx_id, s.end) for s in b.stakers],
+    )
     for s in b.stakers:
         if s.kind == "DELEGATOR":
             _delegation_terms(w, pchain, s.tx_id, s.node_id, s.subnet_id)
-    for staking_tx, ending_tx in b.ended:
-        w.execute(
-            "UPDATE p_stakers SET ended_tx = ? WHERE pchain = ? AND tx_id = ?",
-            (ending_tx, pchain, staking_tx),
-        )
+    # A removal ends the node's stakers on the subnet that nothing ended before it.
+    ended = dict(b.ended)
     for node_id, subnet_id, tx_id in b.removed:
-        w.execute(
-            "UPDATE p_stakers SET ended_tx = ? WHERE pchain = ? AND node_id = ? AND subnet_id = ?"
+        for (staker,) in w.query(
+            "SELECT tx_id FROM p_stakers WHERE pchain = ? AND node_id = ? AND subnet_id = ?"
             " AND ended_tx IS NULL",
-            (tx_id, pchain, node_id, subnet_id),
+            (pchain, node_id, subnet_id),
+        ):
+            ended.setdefault(str(staker), tx_id)
+    for table in ("p_stakers", "p_staking_txs"):
+        w.executemany(
+            f"UPDATE {table} SET ended_tx = ? WHERE pchain = ? AND tx_id = ?",
+            [(ending_tx, pchain, staking_tx) for staking_tx, ending_tx in ended.items()],
         )
 
 

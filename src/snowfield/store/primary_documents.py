@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from snowfield.store.primary_queries import STAKING_TX_TYPES, PTx, PUtxo, tx_rows, utxos_of
+from snowfield.store.primary_queries import PTx, PUtxo, tx_rows, utxos_of
 
 Json = dict[str, Any]
 AVAX = {"name": "Avalanche", "symbol": "AVAX", "denomination": 9, "type": "secp256k1"}
@@ -99,10 +99,10 @@ def transaction(avax_asset: str, tx: PTx, emitted: list[PUtxo], consumed: list[P
     return out
 
 
-def staker_state(tx_type: str, potential_reward: str | None, ended_tx: str | None) -> Json:
+def staker_state(potential_reward: str | None, ended_tx: str | None) -> Json:
     """What a staking tx's resource adds from its staker: the reward estimate, the reward tx."""
     out: Json = {}
-    if potential_reward is not None and tx_type in STAKING_TX_TYPES:
+    if potential_reward is not None:
         out["estimatedReward"] = potential_reward
     if ended_tx is not None:
         out["rewardTxHash"] = ended_tx

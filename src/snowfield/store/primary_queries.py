@@ -49,7 +49,6 @@ class StakingEntry:
     timestamp: int
     height: int
     tx_index: int
-    tx_type: str
     potential_reward: str | None
     ended_tx: str | None
     document: str | None
@@ -189,38 +188,45 @@ def active_staking(
         return Page([], None)
     op = "<" if desc else ">"
     order = "DESC" if desc else "ASC"
-    active = (
-        f" AND s.ended_tx IS NULL AND s.end_time > {_NOW}"
-        f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
-    )
-    documents = " LEFT JOIN p_tx_documents d ON d.pchain = t.pchain AND d.tx_id = t.tx_id"
+    # p_staking_txs holds the staking txs only: a tx's own row is read for a narrower filter.
+    typed = set(types) != set(STAKING_TX_TYPES)
+    with_type = " CROSS JOIN p_txs t" if typed else ""
+    params: list[Any] = [pchain]
+    where = [f" WHERE k.ended_tx IS NULL AND k.end_time > {_NOW}"]
+    if typed:
+        where.append(
+            " AND t.pchain = k.pchain AND t.tx_id = k.tx_id"
+            f" AND t.tx_type IN ({', '.join('?' for _ in types)})"
+        )
+        params += types
+    columns = "k.potential_reward, k.ended_tx, k.document"
     if addresses:
-        # One index range of p_tx_addresses per address: the cost of a page does not grow
-        # with the store.
+        # One index range of p_tx_addresses per address, each row's staking row found by its
+        # position: the cost of a page does not grow with the store.
         # CROSS JOIN: SQLite keeps this join order (the address's index range first), where
         # its planner would walk every tx by time. One address needs no DISTINCT (its rows
         # are unique by tx); several do, and select the position columns so that DISTINCT
         # may order by them on PostgreSQL too.
         distinct = "DISTINCT " if len(addresses) > 1 else ""
         sql = [
-            f"SELECT {distinct}t.tx_id, a.timestamp, a.height, a.tx_index, t.tx_type,"
-            " s.potential_reward, s.ended_tx, d.document"
-            " FROM p_tx_addresses a CROSS JOIN p_txs t CROSS JOIN p_stakers s" + documents,
-            " WHERE t.pchain = a.pchain AND t.tx_id = a.tx_id"
-            " AND s.pchain = t.pchain AND s.tx_id = t.tx_id" + active,
+            f"SELECT {distinct}k.tx_id, a.timestamp, a.height, a.tx_index, {columns}"
+            " FROM p_tx_addresses a CROSS JOIN p_staking_txs k" + with_type,
+            *where,
+            " AND k.pchain = a.pchain AND k.timestamp = a.timestamp AND k.height = a.height"
+            " AND k.tx_index = a.tx_index",
             f" AND a.pchain = ? AND a.address IN ({', '.join('?' for _ in addresses)})",
         ]
-        params: list[Any] = [pchain, *types, pchain, *addresses]
+        params += [pchain, *addresses]
         alias = "a"
     else:
         sql = [
-            "SELECT t.tx_id, t.timestamp, t.height, t.tx_index, t.tx_type, s.potential_reward,"
-            " s.ended_tx, d.document FROM p_txs t"
-            " JOIN p_stakers s ON s.pchain = t.pchain AND s.tx_id = t.tx_id" + documents,
-            " WHERE t.pchain = ?" + active,
+            f"SELECT k.tx_id, k.timestamp, k.height, k.tx_index, {columns}"
+            " FROM p_staking_txs k" + with_type,
+            *where,
+            " AND k.pchain = ?",
         ]
-        params = [pchain, pchain, *types]
-        alias = "t"
+        params.append(pchain)
+        alias = "k"
     if start is not None:
         sql.append(f" AND {alias}.timestamp >= ?")
         params.append(start)

@@ -6,13 +6,32 @@ forward with their checkpoint and never unwound."""
 
 from __future__ import annotations
 
-# A staking tx's operation-11 document as the rows render it (store/primary_documents.py),
-# kept by the writer; a tx without one is rendered from the rows at read time.
-P_TX_DOCUMENTS = """CREATE TABLE IF NOT EXISTS p_tx_documents (
-    pchain TEXT NOT NULL,
-    tx_id TEXT NOT NULL,
-    document TEXT NOT NULL,
-    PRIMARY KEY (pchain, tx_id))"""
+# Operation 11's read model: one row per staking tx, keyed in listing order (the position
+# p_tx_addresses also holds, so an address's page reads it by clustered keys, not by random tx
+# ids: flat from 10k to 500k staking txs), with its staker's state (kept beside p_stakers by
+# the writer) and its document as the rows render it (store/primary_documents.py; NULL:
+# render from the rows at read time).
+P_STAKING_TXS = (
+    """CREATE TABLE IF NOT EXISTS p_staking_txs (
+        pchain TEXT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        height BIGINT NOT NULL,
+        tx_index BIGINT NOT NULL,
+        tx_id TEXT NOT NULL,
+        end_time BIGINT NOT NULL,
+        ended_tx TEXT,
+        potential_reward TEXT,
+        document TEXT,
+        PRIMARY KEY (pchain, timestamp, height, tx_index))""",
+    "CREATE INDEX IF NOT EXISTS p_staking_txs_by_tx ON p_staking_txs (pchain, tx_id)",
+)
+# A store written before the table: its rows from the txs and stakers, documents left NULL.
+P_STAKING_ROWS = (
+    "INSERT INTO p_staking_txs (pchain, timestamp, height, tx_index, tx_id, end_time, ended_tx,"
+    " potential_reward) SELECT t.pchain, t.timestamp, t.height, t.tx_index, t.tx_id, s.end_time,"
+    " s.ended_tx, s.potential_reward FROM p_txs t JOIN p_stakers s ON s.pchain = t.pchain"
+    " AND s.tx_id = t.tx_id ON CONFLICT (pchain, timestamp, height, tx_index) DO NOTHING"
+)
 
 PRIMARY_TABLES: tuple[str, ...] = (
     # The primary network an indexer follows: network id, its bech32 HRP, its chains' ids.
@@ -53,7 +72,7 @@ PRIMARY_TABLES: tuple[str, ...] = (
         details TEXT NOT NULL,
         PRIMARY KEY (pchain, tx_id))""",
     "CREATE INDEX IF NOT EXISTS p_txs_by_time ON p_txs (pchain, timestamp, height, tx_index)",
-    P_TX_DOCUMENTS,
+    *P_STAKING_TXS,
     # Every address a tx names (outputs, reward owners, owners of the UTXOs it consumes), with
     # the tx's position so that a page of one address is one index range.
     """CREATE TABLE IF NOT EXISTS p_tx_addresses (

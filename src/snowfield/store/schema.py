@@ -9,7 +9,7 @@ so that an unwind is `DELETE ... WHERE block_number >= h`.
 
 from __future__ import annotations
 
-from snowfield.store.primary_schema import P_TX_DOCUMENTS, PRIMARY_TABLES
+from snowfield.store.primary_schema import P_STAKING_ROWS, P_STAKING_TXS, PRIMARY_TABLES
 
 SCHEMA_VERSION = 8
 
@@ -374,6 +374,6 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         *_ICM_ADDRESS_MESSAGES,
         ICM_ADDRESS_ROWS.format(where=""),
     ),
-    # Operation 11's documents: the txs written before have none and render from the rows.
-    8: (P_TX_DOCUMENTS,),
+    # Operation 11's read model; the txs written before render from the rows.
+    8: (*P_STAKING_TXS, P_STAKING_ROWS),
 }
