@@ -314,10 +314,13 @@ def current_stakers(
     now = chain_time(db, pchain)
     if now is None:
         return 0, []
+    # By node: the node's index range, the end a filter only (`+end_time` keeps SQLite off
+    # p_stakers_by_end, the range of every current staker); else that range.
+    end = "+end_time" if node_ids else "end_time"
     sql = [
         "SELECT tx_id, kind, node_id, start_time, end_time, amount, reward_addresses,"
         " fee_addresses, delegation_fee, potential_reward FROM p_stakers WHERE pchain = ?"
-        " AND ended_tx IS NULL AND end_time > ? AND kind IN ('VALIDATOR', 'DELEGATOR')"
+        f" AND ended_tx IS NULL AND {end} > ? AND kind IN ('VALIDATOR', 'DELEGATOR')"
         " AND subnet_id = ?"
     ]
     params: list[Any] = [pchain, now, pchain]

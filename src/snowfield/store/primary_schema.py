@@ -25,6 +25,9 @@ P_STAKING_TXS = (
         PRIMARY KEY (pchain, timestamp, height, tx_index))""",
     "CREATE INDEX IF NOT EXISTS p_staking_txs_by_tx ON p_staking_txs (pchain, tx_id)",
 )
+# Current stakers are those not yet ended: operation 12 reads this range, not every staker
+# the chain ever had.
+P_STAKERS_BY_END = "CREATE INDEX IF NOT EXISTS p_stakers_by_end ON p_stakers (pchain, end_time)"
 # A store written before the table: its rows from the txs and stakers, documents left NULL.
 P_STAKING_ROWS = (
     "INSERT INTO p_staking_txs (pchain, timestamp, height, tx_index, tx_id, end_time, ended_tx,"
@@ -130,6 +133,7 @@ PRIMARY_TABLES: tuple[str, ...] = (
         potential_reward TEXT,
         PRIMARY KEY (pchain, tx_id))""",
     "CREATE INDEX IF NOT EXISTS p_stakers_by_node ON p_stakers (pchain, node_id)",
+    P_STAKERS_BY_END,
     """CREATE TABLE IF NOT EXISTS p_subnets (
         pchain TEXT NOT NULL,
         subnet_id TEXT NOT NULL,

@@ -9,7 +9,12 @@ so that an unwind is `DELETE ... WHERE block_number >= h`.
 
 from __future__ import annotations
 
-from snowfield.store.primary_schema import P_STAKING_ROWS, P_STAKING_TXS, PRIMARY_TABLES
+from snowfield.store.primary_schema import (
+    P_STAKERS_BY_END,
+    P_STAKING_ROWS,
+    P_STAKING_TXS,
+    PRIMARY_TABLES,
+)
 
 SCHEMA_VERSION = 8
 
@@ -374,6 +379,7 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         *_ICM_ADDRESS_MESSAGES,
         ICM_ADDRESS_ROWS.format(where=""),
     ),
-    # Operation 11's read model; the txs written before render from the rows.
-    8: (*P_STAKING_TXS, P_STAKING_ROWS),
+    # Operation 11's read model (the txs written before render from the rows); operation 12's
+    # current stakers by their end.
+    8: (*P_STAKING_TXS, P_STAKING_ROWS, P_STAKERS_BY_END),
 }
