@@ -212,8 +212,9 @@ def test_stored_documents_are_what_the_rows_render(
 ) -> None:
     """Operation 11 answers from rows and documents the writer keeps (p_staking_txs,
     store/primary_documents.py): each document is what the rows render now, also after a
-    later tx consumed one of its outputs; a store upgraded from before them (rows rebuilt
-    from the txs and stakers, no documents) answers the same pages."""
+    later tx consumed one of its outputs. A store upgraded from before them (rows rebuilt from
+    the txs and stakers, no documents; operation 12's owner rows from the stakers' owner
+    lists) answers the same pages of operations 11 and 12."""
     _, api = indexed
     db = Database(str(api_db(api)))
     (net,) = primary.networks(db)
@@ -237,6 +238,12 @@ def test_stored_documents_are_what_the_rows_render(
     ]
     pages = [_pages(api + path, "transactions", q) for q in queries]
     assert {t["txHash"] for t in pages[1]} == set(stored)
+    rewards = "/v1/networks/fuji/rewards:listPending"
+    owners = [{"addresses": _bech(k), "pageSize": 1} for k in (EWOQ_KEY, KEY2)]
+    owners.append({"addresses": f"{_bech(EWOQ_KEY)},{_bech(KEY2)}", "pageSize": 2})
+    pending = [_pages(api + rewards, "pendingRewards", q) for q in owners]
+    assert all(pending)
+    owner_rows = db.query("SELECT * FROM p_staker_owners ORDER BY pchain, address, tx_id")
     copy = tmp_path / "schema-7.db"
     db.close()
     with sqlite3.connect(api_db(api)) as source, sqlite3.connect(copy) as target:
@@ -244,14 +251,20 @@ def test_stored_documents_are_what_the_rows_render(
     old = Database(str(copy))
     with old.transaction() as w:
         w.execute("DROP TABLE p_staking_txs")
+        w.execute("DROP TABLE p_staker_owners")
         w.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     old.migrate()
     rebuilt = old.query("SELECT * FROM p_staking_txs ORDER BY timestamp, height, tx_index")
     assert [r[:-1] for r in rebuilt] == [r[:-1] for r in rows]
     assert all(r[-1] is None for r in rebuilt)
+    assert old.query("SELECT * FROM p_staker_owners ORDER BY pchain, address, tx_id") == (
+        owner_rows
+    )
     with serve_asgi(create_data_app(old)) as upgraded:
         for query, expected in zip(queries, pages, strict=True):
             assert _pages(upgraded + path, "transactions", query) == expected
+        for query, expected in zip(owners, pending, strict=True):
+            assert _pages(upgraded + rewards, "pendingRewards", query) == expected
     old.close()
 
 

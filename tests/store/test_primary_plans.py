@@ -1,7 +1,7 @@
 """The SQLite plans of operations 11 and 12's reads, pinned: an address's staking page is one
 index range of p_tx_addresses with each row's p_staking_txs row found by its position (no
-sort, no scan: flat in the store's size); current stakers come from the node's index range,
-or from the range of stakers not yet ended."""
+sort, no scan: flat in the store's size); current stakers come from the node's index range or
+the owner's."""
 
 from __future__ import annotations
 
@@ -71,4 +71,6 @@ def test_current_stakers_come_from_an_index_range(tmp_path: Path) -> None:
         by_node = _plan(db, _stakers(["NodeID-x"]))
         assert "p_stakers_by_node" in by_node, by_node
         by_owner = _plan(db, _stakers(None))
-        assert "p_stakers_by_end (pchain=? AND end_time>?)" in by_owner, by_owner
+        assert "p_staker_owners_1 (pchain=? AND address=?)" in by_owner, by_owner
+        assert "p_stakers_1 (pchain=? AND tx_id=?)" in by_owner, by_owner
+        assert "TEMP B-TREE" not in by_owner and "SCAN" not in by_owner, by_owner

@@ -181,8 +181,11 @@ class Database:
             )
             stored = int(w.query("SELECT value FROM meta WHERE key = 'schema_version'")[0][0])
             for version in range(stored + 1, SCHEMA_VERSION + 1):
-                for ddl in UPGRADES.get(version, ()):
-                    w.execute(ddl)
+                for step in UPGRADES.get(version, ()):
+                    if callable(step):
+                        step(w)
+                    else:
+                        w.execute(step)
             w.execute(
                 "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
             )

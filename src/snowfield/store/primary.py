@@ -11,6 +11,7 @@ from snowfield.store.database import Database, Writer
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
+from snowfield.store.primary_schema import OWNER_INSERT
 
 DOCUMENT_CHUNK = 500  # txs per document query: bounded statements for any batch size
 
@@ -320,9 +321,15 @@ def _write_stakers(w: Writer, pchain: str, b: BlockRows) -> None:
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, timestamp, height, tx_index) DO NOTHING",
         [(pchain, b.timestamp, b.height, index[s.tx_id], s.tx_id, s.end) for s in b.stakers],
     )
+    owners = []
     for s in b.stakers:
+        fee: Sequence[str] = s.fee_addresses
         if s.kind == "DELEGATOR":
-            _delegation_terms(w, pchain, s.tx_id, s.node_id, s.subnet_id)
+            fee = _delegation_terms(w, pchain, s.tx_id, s.node_id, s.subnet_id) or fee
+        owners += [
+            (pchain, a, s.start, s.tx_id) for a in dict.fromkeys((*s.reward_addresses, *fee))
+        ]
+    w.executemany(OWNER_INSERT, owners)
     # A removal ends the node's stakers on the subnet that nothing ended before it.
     ended = dict(b.ended)
     for node_id, subnet_id, tx_id in b.removed:
@@ -339,19 +346,23 @@ def _write_stakers(w: Writer, pchain: str, b: BlockRows) -> None:
         )
 
 
-def _delegation_terms(w: Writer, pchain: str, tx_id: str, node_id: str, subnet_id: str) -> None:
-    """A delegation's fee goes to its validator's delegation-reward owner at its fee rate."""
+def _delegation_terms(
+    w: Writer, pchain: str, tx_id: str, node_id: str, subnet_id: str
+) -> list[str] | None:
+    """A delegation's fee goes to its validator's delegation-reward owner at its fee rate;
+    returns that owner's addresses (None: no validator known)."""
     found = w.query(
         "SELECT fee_addresses, delegation_fee FROM p_stakers WHERE pchain = ? AND node_id = ?"
         " AND subnet_id = ? AND kind <> 'DELEGATOR' ORDER BY start_time DESC LIMIT 1",
         (pchain, node_id, subnet_id),
     )
-    if found:
-        w.execute(
-            "UPDATE p_stakers SET fee_addresses = ?, delegation_fee = ? WHERE pchain = ?"
-            " AND tx_id = ?",
-            (found[0][0], found[0][1], pchain, tx_id),
-        )
+    if not found:
+        return None
+    w.execute(
+        "UPDATE p_stakers SET fee_addresses = ?, delegation_fee = ? WHERE pchain = ? AND tx_id = ?",
+        (found[0][0], found[0][1], pchain, tx_id),
+    )
+    return _split(str(found[0][0]))
 
 
 def _write_subnets(w: Writer, pchain: str, b: BlockRows) -> None:

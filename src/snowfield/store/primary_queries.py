@@ -164,12 +164,6 @@ def ended_at(db: Database, pchain: str, height: int) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def _address_filter(column: str, addresses: Sequence[str]) -> tuple[str, list[str]]:
-    # Addresses of one network have one length, so a substring of the comma list is a member.
-    clause = " OR ".join(f"{column} LIKE ?" for _ in addresses)
-    return f"({clause})", [f"%{a}%" for a in addresses]
-
-
 def active_staking(
     db: Database,
     pchain: str,
@@ -314,34 +308,47 @@ def current_stakers(
     now = chain_time(db, pchain)
     if now is None:
         return 0, []
-    # By node: the node's index range, the end a filter only (`+end_time` keeps SQLite off
-    # p_stakers_by_end, the range of every current staker); else that range.
-    end = "+end_time" if node_ids else "end_time"
-    sql = [
-        "SELECT tx_id, kind, node_id, start_time, end_time, amount, reward_addresses,"
-        " fee_addresses, delegation_fee, potential_reward FROM p_stakers WHERE pchain = ?"
-        f" AND ended_tx IS NULL AND {end} > ? AND kind IN ('VALIDATOR', 'DELEGATOR')"
-        " AND subnet_id = ?"
-    ]
-    params: list[Any] = [pchain, now, pchain]
-    if node_ids:
-        sql.append(f" AND node_id IN ({', '.join('?' for _ in node_ids)})")
-        params += list(node_ids)
-    if addresses:
-        reward, values = _address_filter("reward_addresses", addresses)
-        fee, more = _address_filter("fee_addresses", addresses)
-        sql.append(f" AND ({reward} OR {fee})")
-        params += values + more
+    columns = (
+        "s.kind, s.node_id, s.end_time, s.amount, s.reward_addresses, s.fee_addresses,"
+        " s.delegation_fee, s.potential_reward"
+    )
+    current = (
+        " s.ended_tx IS NULL AND s.end_time > ? AND s.kind IN ('VALIDATOR', 'DELEGATOR')"
+        " AND s.subnet_id = ?"
+    )
     op = "<=" if desc else ">="
-    if after is not None:
-        sql.append(f" AND (start_time, tx_id) {op} (?, ?)")
-        params += list(after)
     order = "DESC" if desc else "ASC"
-    sql.append(f" ORDER BY start_time {order}, tx_id {order} LIMIT ?")
+    if addresses:
+        # One index range of p_staker_owners per address, in start order: a page costs the
+        # address's stakers, not every current one. CROSS JOIN keeps SQLite in that order.
+        distinct = "DISTINCT " if len(addresses) > 1 else ""
+        sql = [
+            f"SELECT {distinct}o.tx_id, o.start_time, {columns}"
+            " FROM p_staker_owners o CROSS JOIN p_stakers s"
+            " WHERE s.pchain = o.pchain AND s.tx_id = o.tx_id AND" + current,
+            f" AND o.pchain = ? AND o.address IN ({', '.join('?' for _ in addresses)})",
+        ]
+        params: list[Any] = [now, pchain, pchain, *addresses]
+        key = "o"
+    else:
+        # By node (the service asks for owners or nodes): the node's index range.
+        sql = [
+            f"SELECT s.tx_id, s.start_time, {columns} FROM p_stakers s WHERE s.pchain = ? AND"
+            + current
+        ]
+        params = [pchain, now, pchain]
+        key = "s"
+    if node_ids:
+        sql.append(f" AND s.node_id IN ({', '.join('?' for _ in node_ids)})")
+        params += list(node_ids)
+    if after is not None:
+        sql.append(f" AND ({key}.start_time, {key}.tx_id) {op} (?, ?)")
+        params += list(after)
+    sql.append(f" ORDER BY {key}.start_time {order}, {key}.tx_id {order} LIMIT ?")
     params.append(limit)
     rows = db.query("".join(sql), params)
     return now, [
-        Staker(r[0], r[1], r[2], r[3], r[4], r[5], _split(r[6]), _split(r[7]), r[8], r[9])
+        Staker(r[0], r[2], r[3], r[1], r[4], r[5], _split(r[6]), _split(r[7]), r[8], r[9])
         for r in rows
     ]
 

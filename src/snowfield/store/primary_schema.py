@@ -6,6 +6,8 @@ forward with their checkpoint and never unwound."""
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 # Operation 11's read model: one row per staking tx, keyed in listing order (the position
 # p_tx_addresses also holds, so an address's page reads it by clustered keys, not by random tx
 # ids: flat from 10k to 500k staking txs), with its staker's state (kept beside p_stakers by
@@ -25,9 +27,40 @@ P_STAKING_TXS = (
         PRIMARY KEY (pchain, timestamp, height, tx_index))""",
     "CREATE INDEX IF NOT EXISTS p_staking_txs_by_tx ON p_staking_txs (pchain, tx_id)",
 )
-# Current stakers are those not yet ended: operation 12 reads this range, not every staker
-# the chain ever had.
-P_STAKERS_BY_END = "CREATE INDEX IF NOT EXISTS p_stakers_by_end ON p_stakers (pchain, end_time)"
+# Operation 12 by address: each staker's reward and fee owners, in start order per address.
+P_STAKER_OWNERS = """CREATE TABLE IF NOT EXISTS p_staker_owners (
+    pchain TEXT NOT NULL,
+    address TEXT NOT NULL,
+    start_time BIGINT NOT NULL,
+    tx_id TEXT NOT NULL,
+    PRIMARY KEY (pchain, address, start_time, tx_id))"""
+OWNER_INSERT = (
+    "INSERT INTO p_staker_owners (pchain, address, start_time, tx_id) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (pchain, address, start_time, tx_id) DO NOTHING"
+)
+
+
+class _Writes(Protocol):
+    def query(self, sql: str, params: Any = ...) -> list[tuple[Any, ...]]: ...
+    def executemany(self, sql: str, rows: Any) -> None: ...
+
+
+def fill_staker_owners(w: _Writes) -> None:
+    """The owners of the stakers a store held before p_staker_owners: their owner lists are
+    comma-joined text, which no SQL both databases share can split."""
+    rows = w.query(
+        "SELECT pchain, tx_id, start_time, reward_addresses, fee_addresses FROM p_stakers"
+    )
+    w.executemany(
+        OWNER_INSERT,
+        [
+            (pchain, address, start, tx_id)
+            for pchain, tx_id, start, reward, fee in rows
+            for address in dict.fromkeys(a for a in f"{reward},{fee}".split(",") if a)
+        ],
+    )
+
+
 # A store written before the table: its rows from the txs and stakers, documents left NULL.
 P_STAKING_ROWS = (
     "INSERT INTO p_staking_txs (pchain, timestamp, height, tx_index, tx_id, end_time, ended_tx,"
@@ -133,7 +166,7 @@ PRIMARY_TABLES: tuple[str, ...] = (
         potential_reward TEXT,
         PRIMARY KEY (pchain, tx_id))""",
     "CREATE INDEX IF NOT EXISTS p_stakers_by_node ON p_stakers (pchain, node_id)",
-    P_STAKERS_BY_END,
+    P_STAKER_OWNERS,
     """CREATE TABLE IF NOT EXISTS p_subnets (
         pchain TEXT NOT NULL,
         subnet_id TEXT NOT NULL,

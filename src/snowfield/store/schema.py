@@ -9,11 +9,15 @@ so that an unwind is `DELETE ... WHERE block_number >= h`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from snowfield.store.primary_schema import (
-    P_STAKERS_BY_END,
+    P_STAKER_OWNERS,
     P_STAKING_ROWS,
     P_STAKING_TXS,
     PRIMARY_TABLES,
+    fill_staker_owners,
 )
 
 SCHEMA_VERSION = 8
@@ -348,7 +352,8 @@ TABLES: tuple[str, ...] = (
 
 # Statements that bring a store written by an older schema up to the next version; a new
 # store gets the current DDL above and never runs them.
-UPGRADES: dict[int, tuple[str, ...]] = {
+# A step is SQL, or a function of the open transaction where SQL cannot say it.
+UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     2: (
         "ALTER TABLE transactions ADD COLUMN document TEXT",
         "ALTER TABLE address_txs ADD COLUMN document TEXT",
@@ -380,6 +385,6 @@ UPGRADES: dict[int, tuple[str, ...]] = {
         ICM_ADDRESS_ROWS.format(where=""),
     ),
     # Operation 11's read model (the txs written before render from the rows); operation 12's
-    # current stakers by their end.
-    8: (*P_STAKING_TXS, P_STAKING_ROWS, P_STAKERS_BY_END),
+    # stakers by owner.
+    8: (*P_STAKING_TXS, P_STAKING_ROWS, P_STAKER_OWNERS, fill_staker_owners),
 }
