@@ -20,6 +20,8 @@ from snowfield.formats.proposervm import StatelessBlock
 from snowfield.indexer.extract.platform import Addresses, extract, reward_utxo
 from snowfield.store import primary, primary_queries
 from snowfield.store.database import Database
+from snowfield.store.pagination import Page
+from snowfield.store.primary_queries import StakingEntry
 from snowfield.store.primary_rows import BlockRows
 from tests.chains.platform.test_staking import (
     DELEGATOR_STAKE,
@@ -59,6 +61,20 @@ def db(tmp_path: Path) -> Database:
     return database
 
 
+def _active(
+    db: Database,
+    *,
+    addresses: list[str] | None = None,
+    tx_types: list[str] | None = None,
+    desc: bool = False,
+) -> Page[StakingEntry]:
+    """The first page (10) of operation 11's listing."""
+    return primary_queries.active_staking(
+        db, PCHAIN, addresses=addresses, tx_types=tx_types, start=None, end=None, desc=desc,
+        after=None, limit=10,
+    )  # fmt: skip
+
+
 def test_stakers_rewards_and_utxos_round_trip(db: Database) -> None:
     chain = new_chain()
     supply0 = chain.current_supply
@@ -74,17 +90,7 @@ def test_stakers_rewards_and_utxos_round_trip(db: Database) -> None:
     validator_reward = rewards.calculate(config, 3 * DAY, VALIDATOR_STAKE, supply0)
     primary.write_blocks(db, PCHAIN, rows, 2, potential={str(add.id): validator_reward})
 
-    page = primary_queries.active_staking(
-        db,
-        PCHAIN,
-        addresses=None,
-        tx_types=None,
-        start=None,
-        end=None,
-        desc=False,
-        after=None,
-        limit=10,
-    )
+    page = _active(db)
     assert [t.tx_id for t in page.items] == [str(add.id), str(delegate.id)]
     assert page.items[0].potential_reward == str(validator_reward)
     (validator,) = primary_queries.tx_rows(db, PCHAIN, [str(add.id)])
@@ -101,30 +107,12 @@ def test_stakers_rewards_and_utxos_round_trip(db: Database) -> None:
 
     # By address: the delegator's reward owner (KEY2) is named only by the delegation... and the
     # validator's delegation-reward owner, which is KEY2 too.
-    by_key2 = primary_queries.active_staking(
-        db,
-        PCHAIN,
-        addresses=[_bech(KEY2)],
-        tx_types=["AddPermissionlessDelegatorTx"],
-        start=None,
-        end=None,
-        desc=True,
-        after=None,
-        limit=10,
+    by_key2 = _active(
+        db, addresses=[_bech(KEY2)], tx_types=["AddPermissionlessDelegatorTx"], desc=True
     )
     assert [t.tx_id for t in by_key2.items] == [str(delegate.id)]
     # Several addresses: each tx once, in order (DISTINCT over the address rows).
-    by_both = primary_queries.active_staking(
-        db,
-        PCHAIN,
-        addresses=[_bech(KEY2), _bech(EWOQ_KEY)],
-        tx_types=None,
-        start=None,
-        end=None,
-        desc=True,
-        after=None,
-        limit=10,
-    )
+    by_both = _active(db, addresses=[_bech(KEY2), _bech(EWOQ_KEY)], desc=True)
     assert [t.tx_id for t in by_both.items] == [str(delegate.id), str(add.id)]
 
     now, stakers = primary_queries.current_stakers(
@@ -144,17 +132,7 @@ def test_stakers_rewards_and_utxos_round_trip(db: Database) -> None:
         for i, u in enumerate(chain.reward_utxos(add.id))
     ]
     primary.write_blocks(db, PCHAIN, ended, 2 + len(ended), rewards=paid)
-    after = primary_queries.active_staking(
-        db,
-        PCHAIN,
-        addresses=None,
-        tx_types=None,
-        start=None,
-        end=None,
-        desc=False,
-        after=None,
-        limit=10,
-    )
+    after = _active(db)
     assert after.items == []
     fee = [u for u in paid if u.reward_type == "VALIDATOR_FEE"]
     delegator_total = rewards.calculate(

@@ -16,6 +16,7 @@ from snowfield.store.dump import dump
 from snowfield.store.rows import IcmEventRow
 from snowfield.testing import open_database
 from tests.api.conftest import CHAIN, OTHER_CHAIN, ChainBuilder, _db_kinds, _url, add_chains
+from tests.store.plans import last_query_plan
 
 A, B = CHAIN, OTHER_CHAIN
 X, Y, Z = "0x" + "aa" * 20, "0x" + "bb" * 20, "0x" + "cc" * 20
@@ -124,18 +125,9 @@ def test_a_page_is_one_index_range(tmp_path: Path) -> None:
     with open_database(str(tmp_path / "plan.db")) as db:
         add_chains(db)
         _write(db)
-        captured: list[tuple[str, list[object]]] = []
-        query = db.query
-
-        def capture(sql: str, params: object = ()) -> list[tuple[object, ...]]:
-            captured.append((sql, list(params)))  # type: ignore[call-overload]
-            return query(sql, params)  # type: ignore[arg-type]
-
-        db.query = capture  # type: ignore[method-assign]
-        icm.messages_of(db, X, [A, B], after=(110, M3), limit=10)
-        db.query = query  # type: ignore[method-assign]
-        (sql, params) = captured[-1]
-        plan = " | ".join(str(r[-1]) for r in db.query("EXPLAIN QUERY PLAN " + sql, params))
+        plan = last_query_plan(
+            db, lambda db: icm.messages_of(db, X, [A, B], after=(110, M3), limit=10)
+        )
         assert "icm_address_messages_by_time" in plan, plan
         assert "icm_address_messages_by_message (address=? AND message_id=?" in plan, plan
         assert "TEMP B-TREE" not in plan and "SCAN" not in plan, plan

@@ -12,26 +12,10 @@ from typing import Any
 from snowfield.store import primary, primary_queries
 from snowfield.store.database import Database
 from snowfield.testing import open_database
+from tests.store.plans import last_query_plan
 
 PCHAIN = "11111111111111111111111111111111LpoYY"
 ADDRESS = "local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
-
-
-def _plan(db: Database, read: Callable[[Database], Any]) -> str:
-    captured: list[tuple[str, list[object]]] = []
-    query = db.query
-
-    def capture(sql: str, params: object = ()) -> list[tuple[object, ...]]:
-        captured.append((sql, list(params)))  # type: ignore[call-overload]
-        return query(sql, params)  # type: ignore[arg-type]
-
-    db.query = capture  # type: ignore[method-assign]
-    try:
-        read(db)
-    finally:
-        db.query = query  # type: ignore[method-assign]
-    sql, params = captured[-1]
-    return " | ".join(str(r[-1]) for r in db.query("EXPLAIN QUERY PLAN " + sql, params))
 
 
 def _staking(addresses: list[str] | None, types: list[str] | None) -> Callable[[Database], Any]:
@@ -44,15 +28,15 @@ def _staking(addresses: list[str] | None, types: list[str] | None) -> Callable[[
 def test_staking_pages_are_index_ranges(tmp_path: Path) -> None:
     with open_database(str(tmp_path / "plan.db")) as db:
         primary.record_network(db, primary.PrimaryNetwork(PCHAIN, 12345, "local", None, None, "A"))
-        by_address = _plan(db, _staking([ADDRESS], None))
+        by_address = last_query_plan(db, _staking([ADDRESS], None))
         assert "p_tx_addresses_by_time (pchain=? AND address=?" in by_address, by_address
         assert "p_staking_txs_1 (pchain=? AND timestamp=? AND height=? AND tx_index=?)" in (
             by_address
         ), by_address
         assert "TEMP B-TREE" not in by_address and "SCAN" not in by_address, by_address
-        typed = _plan(db, _staking([ADDRESS], ["AddPermissionlessDelegatorTx"]))
+        typed = last_query_plan(db, _staking([ADDRESS], ["AddPermissionlessDelegatorTx"]))
         assert "p_txs_1 (pchain=? AND tx_id=?)" in typed and "SCAN" not in typed, typed
-        listing = _plan(db, _staking(None, None))
+        listing = last_query_plan(db, _staking(None, None))
         assert "p_staking_txs_1 (pchain=?" in listing, listing
         assert "TEMP B-TREE" not in listing and "SCAN" not in listing, listing
 
@@ -68,9 +52,9 @@ def test_current_stakers_come_from_an_index_range(tmp_path: Path) -> None:
     with open_database(str(tmp_path / "plan.db")) as db:
         primary.record_network(db, primary.PrimaryNetwork(PCHAIN, 12345, "local", None, None, "A"))
         primary.record_chain_time(db, PCHAIN, 1000)
-        by_node = _plan(db, _stakers(["NodeID-x"]))
+        by_node = last_query_plan(db, _stakers(["NodeID-x"]))
         assert "p_stakers_by_node" in by_node, by_node
-        by_owner = _plan(db, _stakers(None))
+        by_owner = last_query_plan(db, _stakers(None))
         assert "p_staker_owners_1 (pchain=? AND address=?)" in by_owner, by_owner
         assert "p_stakers_1 (pchain=? AND tx_id=?)" in by_owner, by_owner
         assert "TEMP B-TREE" not in by_owner and "SCAN" not in by_owner, by_owner

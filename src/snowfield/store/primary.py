@@ -323,9 +323,10 @@ def _write_stakers(w: Writer, pchain: str, b: BlockRows) -> None:
     )
     owners = []
     for s in b.stakers:
-        fee: Sequence[str] = s.fee_addresses
+        terms = None
         if s.kind == "DELEGATOR":
-            fee = _delegation_terms(w, pchain, s.tx_id, s.node_id, s.subnet_id) or fee
+            terms = _delegation_terms(w, pchain, s.tx_id, s.node_id, s.subnet_id)
+        fee = s.fee_addresses if terms is None else terms  # what p_stakers now holds
         owners += [
             (pchain, a, s.start, s.tx_id) for a in dict.fromkeys((*s.reward_addresses, *fee))
         ]

@@ -11,18 +11,14 @@ from the rows", never a different answer."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
-from snowfield.store.primary_queries import PTx, PUtxo, tx_rows, utxos_of
+from snowfield.store.primary_queries import PTx, PUtxo, Reads, tx_rows, utxos_of
 
 Json = dict[str, Any]
 AVAX = {"name": "Avalanche", "symbol": "AVAX", "denomination": 9, "type": "secp256k1"}
-
-
-class _Reads(Protocol):
-    def query(self, sql: str, params: Sequence[Any] = ...) -> list[tuple[Any, ...]]: ...
 
 
 def asset(avax_asset: str, asset_id: str, amount: int | str) -> Json:
@@ -119,7 +115,7 @@ def with_state(document: str, state: Json) -> orjson.Fragment:
 
 
 def render_stored(
-    reads: _Reads, pchain: str, avax_asset: str, tx_ids: Sequence[str]
+    reads: Reads, pchain: str, avax_asset: str, tx_ids: Sequence[str]
 ) -> dict[str, str]:
     """The documents of these txs, rendered from the rows as they stand: tx id -> JSON."""
     txs = tx_rows(reads, pchain, tx_ids)
