@@ -150,6 +150,7 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
     kind = type(unsigned).__name__
     base: BaseTxFields | None = getattr(unsigned, "base", None)
     named: list[str] = []
+    first_emitted = len(rows.emitted)  # this tx's UTXOs follow the block's earlier txs'
     details: dict[str, object] = {}
     memo = base.memo.decode("utf-8", "replace") if base is not None else ""
     if base is not None:
@@ -179,9 +180,8 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
         details["nodeId"] = str(unsigned.node_id)
         details["subnetId"] = str(unsigned.subnet_id)
         rows.removed.append((str(unsigned.node_id), str(unsigned.subnet_id), tx_id))
-    for utxo in rows.emitted:
-        if utxo.tx_id == tx_id:
-            named.extend(utxo.addresses)
+    for utxo in rows.emitted[first_emitted:]:
+        named.extend(utxo.addresses)
     for key in ("rewardAddresses", "_feeAddresses"):
         named.extend(details.get(key, ()))  # type: ignore[arg-type]
     details.pop("_feeAddresses", None)
