@@ -170,7 +170,9 @@ def test_stake_out_of_bounds(devnet: RunningNode) -> None:
 
     def delegate(weight: int) -> Callable[[BaseTxFields], AddPermissionlessDelegatorTx]:
         def make(base: BaseTxFields) -> AddPermissionlessDelegatorTx:
-            validator = Validator(genesis.node_id, 0, chain.state.timestamp + DAY, weight)
+            # Two days: a valid period with a margin (the chain's clock moves on between
+            # building and issuing; a period of exactly the minimum failed on a loaded machine).
+            validator = Validator(genesis.node_id, 0, chain.state.timestamp + 2 * DAY, weight)
             return AddPermissionlessDelegatorTx(
                 base, validator, PRIMARY_NETWORK_ID, stake(chain, weight), owner(EWOQ_KEY)
             )
