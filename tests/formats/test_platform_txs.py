@@ -22,6 +22,7 @@ from snowfield.formats.platform.components import (
     BaseTxFields,
     TransferableInput,
     TransferableOutput,
+    utxo_bytes,
 )
 from snowfield.formats.platform.secp256k1fx import (
     Credential,
@@ -185,6 +186,24 @@ def test_utxo_encoding_and_id() -> None:
     assert str(utxo.utxo_id).endswith(":5")
     with pytest.raises(InvalidParams):
         UTXO.decode(raw + b"\x00")
+
+
+@given(ps.sorted_outputs(max_size=4), ps.IDS, st.integers(0, 2**32 - 1))
+def test_decoded_outputs_keep_their_bytes(
+    outputs: tuple[TransferableOutput, ...], tx_id: ID, index: int
+) -> None:
+    """A decoded output's bytes are its packing: its sort key and its UTXO's encoding come
+    from them without packing it again, and equal what packing gives."""
+    packer = Packer()
+    packer.items(outputs, lambda p, o: o.pack(p))
+    decoded = Unpacker(packer.to_bytes()).items(TransferableOutput.unpack, min_item_size=36)
+    assert tuple(decoded) == outputs
+    for built, read in zip(outputs, decoded, strict=True):
+        assert not built.raw and read.raw == _packed(built)
+        assert read.sort_key() == built.sort_key()
+        utxo_id = UTXOID(tx_id, index)
+        assert utxo_bytes(utxo_id, read) == utxo_bytes(utxo_id, built)
+        assert utxo_bytes(utxo_id, read) == UTXO(utxo_id, built.asset_id, built.output).encode()
 
 
 TX_STRATEGIES: list[st.SearchStrategy[UnsignedTx]] = [

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Self
 
 from snowfield.errors import InvalidParams
-from snowfield.formats.codec import Packer, Unpacker
+from snowfield.formats.codec import CODEC_VERSION, Packer, Unpacker
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.types import PLATFORM_TYPES, TransferableIn, TransferableOut
 from snowfield.formats.registry import (
@@ -28,6 +28,7 @@ from snowfield.formats.registry import (
 )
 
 MAX_MEMO_SIZE = 256
+_VERSION = CODEC_VERSION.to_bytes(2, "big")
 _MIN_OUTPUT_SIZE = 32 + 4  # asset id + type id
 _MIN_INPUT_SIZE = 32 + 4 + 32 + 4
 
@@ -61,6 +62,10 @@ class TransferableOutput(Encodable):
 
     asset_id: ID
     output: TransferableOut
+    # The bytes it was decoded from (the codec is canonical: they are its packing). Set by
+    # `unpack` only, so a copy made with other fields never carries them: the sort check of
+    # every decoded tx and the indexer's UTXO bytes then need no second packing.
+    raw: bytes = field(default=b"", init=False, compare=False, repr=False)
 
     def pack(self, packer: Packer) -> None:
         packer.fixed(self.asset_id.raw)
@@ -68,10 +73,15 @@ class TransferableOutput(Encodable):
 
     @classmethod
     def unpack(cls, reader: Unpacker) -> Self:
-        return cls(read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableOut))
+        start = reader.offset
+        out = cls(read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableOut))
+        object.__setattr__(out, "raw", reader.read_since(start))
+        return out
 
     def sort_key(self) -> bytes:
         """avalanchego orders outputs by asset id, then by the output's codec bytes."""
+        if self.raw:
+            return self.raw
         packer = Packer()
         self.pack(packer)
         return packer.to_bytes()
@@ -144,6 +154,15 @@ class UTXO(TopLevel):
     def unpack(cls, reader: Unpacker) -> Self:
         utxo_id = UTXOID(read_id(reader), reader.u32())
         return cls(utxo_id, read_id(reader), PLATFORM_TYPES.unpack(reader, TransferableOut))
+
+
+def utxo_bytes(utxo_id: UTXOID, out: TransferableOutput) -> bytes:
+    """The encoded UTXO that `out` becomes at `utxo_id` (what `UTXO(...).encode()` gives),
+    from the output's decoded bytes when it has them."""
+    if not out.raw:
+        return UTXO(utxo_id, out.asset_id, out.output).encode()
+    index = utxo_id.output_index.to_bytes(4, "big")
+    return _VERSION + utxo_id.tx_id.raw + index + out.raw
 
 
 @dataclass(frozen=True, slots=True)

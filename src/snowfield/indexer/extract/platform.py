@@ -25,6 +25,7 @@ from snowfield.formats.platform.components import (
     BaseTxFields,
     TransferableInput,
     TransferableOutput,
+    utxo_bytes,
 )
 from snowfield.formats.platform.l1_txs import (
     ConvertSubnetToL1Tx,
@@ -414,9 +415,9 @@ def _utxo(
         stakeable, inner = inner.locktime, inner.output
     assert isinstance(inner, TransferOutput)
     owners = inner.owners
-    utxo = UTXO(UTXOID(tx, index), out.asset_id, out.output)
+    utxo_id = UTXOID(tx, index)
     return UtxoRow(
-        str(utxo.id),
+        str(utxo_id.input_id),
         tx_id,
         index,
         _name(out.asset_id),
@@ -428,7 +429,7 @@ def _utxo(
         staked is not None,
         _name(created_on),
         _name(consumed_on),
-        "0x" + utxo.encode().hex(),
+        "0x" + utxo_bytes(utxo_id, out).hex(),
         start=staked[0] if staked else None,
         end=staked[1] if staked else None,
     )
