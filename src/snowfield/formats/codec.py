@@ -85,13 +85,14 @@ class Packer:
 class Unpacker:
     """Reads codec fields from bytes in order; `finish()` insists that every byte was read."""
 
-    __slots__ = ("_data", "_offset")
+    __slots__ = ("_data", "_offset", "_size")
 
     def __init__(self, data: bytes, *, max_size: int = DEFAULT_MAX_SIZE) -> None:
         if len(data) > max_size:
             raise InvalidParams(f"byte array exceeds maximum length, {max_size}")
         self._data = bytes(data)
         self._offset = 0
+        self._size = len(self._data)
 
     @property
     def offset(self) -> int:
@@ -99,33 +100,49 @@ class Unpacker:
 
     @property
     def remaining(self) -> int:
-        return len(self._data) - self._offset
+        return self._size - self._offset
 
     def read_since(self, start: int) -> bytes:
         """The bytes read from offset `start` to here."""
         return self._data[start : self._offset]
 
+    # The readers below are the decoders' innermost loop (every id, amount and count of every
+    # block the indexers read): they check and slice without the property and call layers
+    # they had (primary extract 128 -> 124 us per container).
     def fixed(self, size: int) -> bytes:
-        if size < 0 or size > self.remaining:
-            raise InvalidParams(_INSUFFICIENT)
         start = self._offset
-        self._offset += size
-        return self._data[start : self._offset]
+        end = start + size
+        if size < 0 or end > self._size:
+            raise InvalidParams(_INSUFFICIENT)
+        self._offset = end
+        return self._data[start:end]
 
     def u8(self) -> int:
-        return self.fixed(1)[0]
+        start = self._offset
+        if start >= self._size:
+            raise InvalidParams(_INSUFFICIENT)
+        self._offset = start + 1
+        return self._data[start]
 
     def u16(self) -> int:
-        return int.from_bytes(self.fixed(2), "big")
+        return self._int(2)
 
     def u32(self) -> int:
-        return int.from_bytes(self.fixed(4), "big")
+        return self._int(4)
 
     def u64(self) -> int:
-        return int.from_bytes(self.fixed(8), "big")
+        return self._int(8)
 
     def i64(self) -> int:
         return int.from_bytes(self.fixed(8), "big", signed=True)
+
+    def _int(self, size: int) -> int:
+        start = self._offset
+        end = start + size
+        if end > self._size:
+            raise InvalidParams(_INSUFFICIENT)
+        self._offset = end
+        return int.from_bytes(self._data[start:end], "big")
 
     def boolean(self) -> bool:
         value = self.u8()
@@ -149,8 +166,8 @@ class Unpacker:
         min_item_size bounds the count by the bytes left, so a forged count cannot make us loop
         billions of times; pass 0 only for items that may serialize to nothing.
         """
-        count = self.u32()
-        if count * min_item_size > self.remaining:
+        count = self._int(4)
+        if count * min_item_size > self._size - self._offset:
             raise InvalidParams(_INSUFFICIENT)
         return [unpack_one(self) for _ in range(count)]
 
