@@ -13,7 +13,7 @@ from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
 from snowfield.store.primary_schema import OWNER_INSERT
 
-DOCUMENT_CHUNK = 500  # txs per document query: bounded statements for any batch size
+CHUNK = 500  # ids per IN list: bounded statements for any batch size
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +82,7 @@ def known_txs(db: Database, pchain: str, tx_ids: Sequence[str]) -> set[str]:
 def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping[str, int]) -> None:
     """The genesis state's txs (its stakers) into the genesis block, once."""
     with db.transaction() as w:
-        w.execute(
-            "INSERT INTO p_blocks (pchain, height, block_id, parent_id, timestamp, tx_count)"
-            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, height) DO NOTHING",
-            (pchain, rows.height, rows.block_id, rows.parent_id, rows.timestamp, len(rows.txs)),
-        )
-        _write_txs(w, pchain, rows)
+        _write_blocks(w, pchain, [rows])
         _write_potential(w, pchain, potential)
         _write_documents(w, pchain, _touched([rows]))
         w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
@@ -120,12 +115,11 @@ def write_blocks(
     if not blocks:
         return
     with db.transaction() as w:
-        for block in blocks:
-            _write_block(w, pchain, block)
-        _insert_utxos(w, pchain, rewards, blocks[-1].height, blocks[-1].timestamp)
+        _write_blocks(w, pchain, blocks)
+        last = blocks[-1]
+        _insert_utxos(w, pchain, [(u, last.height, last.timestamp) for u in rewards])
         _write_documents(w, pchain, _touched(blocks) | {u.tx_id for u in rewards})
         _write_potential(w, pchain, potential or {})
-        last = blocks[-1]
         w.execute(
             "INSERT INTO p_checkpoints (pchain, next_index, height, block_id, timestamp)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (pchain) DO UPDATE SET"
@@ -159,8 +153,8 @@ def _write_documents(w: Writer, pchain: str, tx_ids: set[str]) -> None:
     if not tx_ids or not network:
         return
     ids = sorted(tx_ids)
-    for first in range(0, len(ids), DOCUMENT_CHUNK):
-        chunk = ids[first : first + DOCUMENT_CHUNK]
+    for first in range(0, len(ids), CHUNK):
+        chunk = ids[first : first + CHUNK]
         staking = [
             str(r[0])
             for r in w.query(
@@ -179,16 +173,16 @@ def _marks(items: Sequence[object]) -> str:
     return ", ".join("?" for _ in items)
 
 
-def _write_block(w: Writer, pchain: str, b: BlockRows) -> None:
-    w.execute(
+def _write_blocks(w: Writer, pchain: str, blocks: Sequence[BlockRows]) -> None:
+    """The blocks' rows. Blocks, txs, UTXOs, spends and address links go in one statement
+    each for the whole batch (statements per block were half the writer's time, and the
+    writer shares the GIL with extraction); stakers and subnets block by block, as each
+    block's changes depend on the ones before."""
+    w.executemany(
         "INSERT INTO p_blocks (pchain, height, block_id, parent_id, timestamp, tx_count)"
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, height) DO NOTHING",
-        (pchain, b.height, b.block_id, b.parent_id, b.timestamp, len(b.txs)),
+        [(pchain, b.height, b.block_id, b.parent_id, b.timestamp, len(b.txs)) for b in blocks],
     )
-    _write_txs(w, pchain, b)
-
-
-def _write_txs(w: Writer, pchain: str, b: BlockRows) -> None:
     w.executemany(
         "INSERT INTO p_txs (pchain, tx_id, height, tx_index, block_id, timestamp, tx_type, memo,"
         " details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, tx_id) DO NOTHING",
@@ -204,32 +198,36 @@ def _write_txs(w: Writer, pchain: str, b: BlockRows) -> None:
                 t.memo,
                 json.dumps(t.details, separators=(",", ":")),
             )
+            for b in blocks
             for t in b.txs
         ],
     )
-    _insert_utxos(w, pchain, b.emitted, b.height, b.timestamp)
-    for consumer, spend in b.spends:
-        _consume(w, pchain, consumer, spend, b)
-    position = {t.tx_id: (b.timestamp, b.height, t.tx_index) for t in b.txs}
-    links = {(a, t.tx_id) for t in b.txs for a in t.addresses}
-    for consumer, _ in b.spends:
-        for (addresses,) in w.query(
-            "SELECT addresses FROM p_utxos WHERE pchain = ? AND consuming_tx = ?",
-            (pchain, consumer),
+    # Every UTXO before any spend: a UTXO exists before the tx that spends it.
+    _insert_utxos(w, pchain, [(u, b.height, b.timestamp) for b in blocks for u in b.emitted])
+    _consume(w, pchain, [(consumer, spend, b) for b in blocks for consumer, spend in b.spends])
+    position = {t.tx_id: (b.timestamp, b.height, t.tx_index) for b in blocks for t in b.txs}
+    links = {(a, t.tx_id) for b in blocks for t in b.txs for a in t.addresses}
+    consumers = sorted({consumer for b in blocks for consumer, _ in b.spends})
+    for first in range(0, len(consumers), CHUNK):
+        chunk = consumers[first : first + CHUNK]
+        for consumer, addresses in w.query(
+            "SELECT consuming_tx, addresses FROM p_utxos WHERE pchain = ?"
+            f" AND consuming_tx IN ({_marks(chunk)})",
+            [pchain, *chunk],
         ):
-            links.update((a, consumer) for a in _split(addresses))
+            links.update((a, str(consumer)) for a in _split(addresses))
     w.executemany(
         "INSERT INTO p_tx_addresses (pchain, address, tx_id, timestamp, height, tx_index)"
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, address, tx_id) DO NOTHING",
         [(pchain, a, tx, *position[tx]) for a, tx in sorted(links)],
     )
-    _write_stakers(w, pchain, b)
-    _write_subnets(w, pchain, b)
+    for b in blocks:
+        _write_stakers(w, pchain, b)
+        _write_subnets(w, pchain, b)
 
 
-def _insert_utxos(
-    w: Writer, pchain: str, utxos: Sequence[UtxoRow], height: int, timestamp: int
-) -> None:
+def _insert_utxos(w: Writer, pchain: str, utxos: Sequence[tuple[UtxoRow, int, int]]) -> None:
+    """UTXOs with the height and time of the block that emitted them."""
     w.executemany(
         "INSERT INTO p_utxos (pchain, utxo_id, tx_id, output_index, asset_id, amount, addresses,"
         " threshold, locktime, stakeable_locktime, staked, created_on, consumed_on, utxo_bytes,"
@@ -258,38 +256,36 @@ def _insert_utxos(
                 height,
                 timestamp,
             )
-            for u in utxos
+            for u, height, timestamp in utxos
         ],
     )
 
 
-def _consume(w: Writer, pchain: str, consumer: str, spend: Spend, b: BlockRows) -> None:
-    changed = w.execute(
-        "UPDATE p_utxos SET consuming_tx = ?, consuming_height = ?, consuming_timestamp = ?"
-        " WHERE pchain = ? AND utxo_id = ?",
-        (consumer, b.height, b.timestamp, pchain, spend.utxo_id),
-    )
-    if changed:
-        return
-    # Created outside the blocks this index holds (genesis, or another chain's export): what
-    # the input itself says of it.
-    w.execute(
+def _consume(w: Writer, pchain: str, spends: Sequence[tuple[str, Spend, BlockRows]]) -> None:
+    """Marks the spent UTXOs consumed. One created outside the blocks this index holds
+    (genesis, or another chain's export) is inserted with what the input says of it."""
+    w.executemany(
         "INSERT INTO p_utxos (pchain, utxo_id, tx_id, output_index, asset_id, amount, addresses,"
         " staked, created_on, consumed_on, consuming_tx, consuming_height, consuming_timestamp)"
-        " VALUES (?, ?, ?, ?, ?, ?, '', 0, ?, ?, ?, ?, ?) ON CONFLICT (pchain, utxo_id) DO NOTHING",
-        (
-            pchain,
-            spend.utxo_id,
-            spend.source_tx,
-            spend.output_index,
-            spend.asset_id,
-            str(spend.amount),
-            spend.source_chain,
-            pchain,
-            consumer,
-            b.height,
-            b.timestamp,
-        ),
+        " VALUES (?, ?, ?, ?, ?, ?, '', 0, ?, ?, ?, ?, ?) ON CONFLICT (pchain, utxo_id) DO UPDATE"
+        " SET consuming_tx = excluded.consuming_tx, consuming_height = excluded.consuming_height,"
+        " consuming_timestamp = excluded.consuming_timestamp",
+        [
+            (
+                pchain,
+                spend.utxo_id,
+                spend.source_tx,
+                spend.output_index,
+                spend.asset_id,
+                str(spend.amount),
+                spend.source_chain,
+                pchain,
+                consumer,
+                b.height,
+                b.timestamp,
+            )
+            for consumer, spend, b in spends
+        ],
     )
 
 
