@@ -11,7 +11,7 @@ from snowfield.store.database import Database, Writer
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
-from snowfield.store.primary_schema import OWNER_INSERT
+from snowfield.store.primary_schema import OWNER_INSERT, owner_rows, split_list
 
 CHUNK = 500  # ids per IN list: bounded statements for any batch size
 
@@ -72,9 +72,9 @@ def first_block(db: Database, pchain: str) -> tuple[int, str, int, str] | None:
 def known_txs(db: Database, pchain: str, tx_ids: Sequence[str]) -> set[str]:
     if not tx_ids:
         return set()
-    marks = ", ".join("?" for _ in tx_ids)
     rows = db.query(
-        f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN ({marks})", [pchain, *tx_ids]
+        f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN ({_marks(tx_ids)})",
+        [pchain, *tx_ids],
     )
     return {str(r[0]) for r in rows}
 
@@ -215,7 +215,7 @@ def _write_blocks(w: Writer, pchain: str, blocks: Sequence[BlockRows]) -> None:
             f" AND consuming_tx IN ({_marks(chunk)})",
             [pchain, *chunk],
         ):
-            links.update((a, str(consumer)) for a in _split(addresses))
+            links.update((a, str(consumer)) for a in split_list(addresses))
     w.executemany(
         "INSERT INTO p_tx_addresses (pchain, address, tx_id, timestamp, height, tx_index)"
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, address, tx_id) DO NOTHING",
@@ -323,9 +323,7 @@ def _write_stakers(w: Writer, pchain: str, b: BlockRows) -> None:
         if s.kind == "DELEGATOR":
             terms = _delegation_terms(w, pchain, s.tx_id, s.node_id, s.subnet_id)
         fee = s.fee_addresses if terms is None else terms  # what p_stakers now holds
-        owners += [
-            (pchain, a, s.start, s.tx_id) for a in dict.fromkeys((*s.reward_addresses, *fee))
-        ]
+        owners += owner_rows(pchain, s.tx_id, s.start, s.reward_addresses, fee)
     w.executemany(OWNER_INSERT, owners)
     # A removal ends the node's stakers on the subnet that nothing ended before it.
     ended = dict(b.ended)
@@ -359,7 +357,7 @@ def _delegation_terms(
         "UPDATE p_stakers SET fee_addresses = ?, delegation_fee = ? WHERE pchain = ? AND tx_id = ?",
         (found[0][0], found[0][1], pchain, tx_id),
     )
-    return _split(str(found[0][0]))
+    return list(split_list(str(found[0][0])))
 
 
 def _write_subnets(w: Writer, pchain: str, b: BlockRows) -> None:
@@ -402,7 +400,3 @@ def _write_subnets(w: Writer, pchain: str, b: BlockRows) -> None:
             for c in b.chains
         ],
     )
-
-
-def _split(text: str) -> list[str]:
-    return [a for a in text.split(",") if a]

@@ -12,6 +12,7 @@ import orjson
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page, page_of
 from snowfield.store.primary_rows import StakerRow
+from snowfield.store.primary_schema import split_list
 
 STAKING_TX_TYPES = (
     "AddValidatorTx",
@@ -118,10 +119,6 @@ class Blockchain:
     genesis: str | None
 
 
-def _split(text: str | None) -> tuple[str, ...]:
-    return tuple(a for a in (text or "").split(",") if a)
-
-
 # The chain time the stakers are judged at, as one subquery (its parameter: the pchain); NULL
 # (nothing current) before the first sync.
 _NOW = (
@@ -150,7 +147,7 @@ def staker(db: Database, pchain: str, tx_id: str) -> StakerRow | None:
         return None
     tx, kind, node, subnet, start, end, amount, reward, fee, shares = row
     return StakerRow(
-        tx, kind, node, subnet, start, end, int(amount), _split(reward), _split(fee), shares
+        tx, kind, node, subnet, start, end, int(amount), split_list(reward), split_list(fee), shares
     )
 
 
@@ -261,7 +258,7 @@ _UTXO_COLUMNS = (
 
 def _utxo(row: tuple[Any, ...]) -> PUtxo:
     values = list(row)
-    values[5] = _split(values[5])
+    values[5] = split_list(values[5])
     values[9] = bool(values[9])
     return PUtxo(*values)
 
@@ -348,7 +345,7 @@ def current_stakers(
     params.append(limit)
     rows = db.query("".join(sql), params)
     return now, [
-        Staker(r[0], r[2], r[3], r[1], r[4], r[5], _split(r[6]), _split(r[7]), r[8], r[9])
+        Staker(r[0], r[2], r[3], r[1], r[4], r[5], split_list(r[6]), split_list(r[7]), r[8], r[9])
         for r in rows
     ]
 
@@ -368,7 +365,7 @@ def subnets(
     sql += f" ORDER BY timestamp {order}, subnet_id {order} LIMIT ?"
     params.append(limit + 1)
     rows = [
-        Subnet(r[0], r[1], r[2], _split(r[3]), r[4], r[5], r[6], r[7], r[8])
+        Subnet(r[0], r[1], r[2], split_list(r[3]), r[4], r[5], r[6], r[7], r[8])
         for r in db.query(sql, params)
     ]
     return page_of(rows, limit, lambda s: (s.timestamp, s.subnet_id))

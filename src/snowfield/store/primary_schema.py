@@ -6,6 +6,7 @@ forward with their checkpoint and never unwound."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 # Operation 11's read model: one row per staking tx, keyed in listing order (the position
@@ -45,6 +46,18 @@ class _Writes(Protocol):
     def executemany(self, sql: str, rows: Any) -> None: ...
 
 
+def split_list(text: str | None) -> tuple[str, ...]:
+    """The items of a comma-joined list column (address lists: no item holds a comma)."""
+    return tuple(a for a in (text or "").split(",") if a)
+
+
+def owner_rows(
+    pchain: str, tx_id: str, start: int, reward: Sequence[str], fee: Sequence[str]
+) -> list[tuple[str, str, int, str]]:
+    """One staker's p_staker_owners rows (OWNER_INSERT's values): each owner once."""
+    return [(pchain, address, start, tx_id) for address in dict.fromkeys((*reward, *fee))]
+
+
 def fill_staker_owners(w: _Writes) -> None:
     """The owners of the stakers a store held before p_staker_owners: their owner lists are
     comma-joined text, which no SQL both databases share can split."""
@@ -54,9 +67,9 @@ def fill_staker_owners(w: _Writes) -> None:
     w.executemany(
         OWNER_INSERT,
         [
-            (pchain, address, start, tx_id)
+            row
             for pchain, tx_id, start, reward, fee in rows
-            for address in dict.fromkeys(a for a in f"{reward},{fee}".split(",") if a)
+            for row in owner_rows(pchain, tx_id, start, split_list(reward), split_list(fee))
         ],
     )
 
