@@ -7,13 +7,12 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from snowfield.store import queries
 from snowfield.store.database import Database, Writer
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
 from snowfield.store.primary_schema import OWNER_INSERT, owner_rows, split_list
-
-CHUNK = 500  # ids per IN list: bounded statements for any batch size
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +72,7 @@ def known_txs(db: Database, pchain: str, tx_ids: Sequence[str]) -> set[str]:
     if not tx_ids:
         return set()
     rows = db.query(
-        f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN ({_marks(tx_ids)})",
+        f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN {queries._in(tx_ids)}",
         [pchain, *tx_ids],
     )
     return {str(r[0]) for r in rows}
@@ -153,12 +152,12 @@ def _write_documents(w: Writer, pchain: str, tx_ids: set[str]) -> None:
     if not tx_ids or not network:
         return
     ids = sorted(tx_ids)
-    for first in range(0, len(ids), CHUNK):
-        chunk = ids[first : first + CHUNK]
+    for chunk in queries._chunks(ids):
         staking = [
             str(r[0])
             for r in w.query(
-                f"SELECT tx_id FROM p_staking_txs WHERE pchain = ? AND tx_id IN ({_marks(chunk)})",
+                "SELECT tx_id FROM p_staking_txs WHERE pchain = ?"
+                f" AND tx_id IN {queries._in(chunk)}",
                 [pchain, *chunk],
             )
         ]
@@ -167,10 +166,6 @@ def _write_documents(w: Writer, pchain: str, tx_ids: set[str]) -> None:
             "UPDATE p_staking_txs SET document = ? WHERE pchain = ? AND tx_id = ?",
             [(document, pchain, tx_id) for tx_id, document in sorted(documents.items())],
         )
-
-
-def _marks(items: Sequence[object]) -> str:
-    return ", ".join("?" for _ in items)
 
 
 def _write_blocks(w: Writer, pchain: str, blocks: Sequence[BlockRows]) -> None:
@@ -208,11 +203,10 @@ def _write_blocks(w: Writer, pchain: str, blocks: Sequence[BlockRows]) -> None:
     position = {t.tx_id: (b.timestamp, b.height, t.tx_index) for b in blocks for t in b.txs}
     links = {(a, t.tx_id) for b in blocks for t in b.txs for a in t.addresses}
     consumers = sorted({consumer for b in blocks for consumer, _ in b.spends})
-    for first in range(0, len(consumers), CHUNK):
-        chunk = consumers[first : first + CHUNK]
+    for chunk in queries._chunks(consumers):
         for consumer, addresses in w.query(
             "SELECT consuming_tx, addresses FROM p_utxos WHERE pchain = ?"
-            f" AND consuming_tx IN ({_marks(chunk)})",
+            f" AND consuming_tx IN {queries._in(chunk)}",
             [pchain, *chunk],
         ):
             links.update((a, str(consumer)) for a in split_list(addresses))
