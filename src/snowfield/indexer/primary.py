@@ -33,6 +33,9 @@ log = logging.getLogger("snowfield.indexer.primary")
 MAX_RANGE = 1024  # the index API's getContainerRange limit
 P_CHAIN_ID = "11111111111111111111111111111111LpoYY"
 METHOD_NOT_FOUND = -32601
+# platform.* questions a sync asks at once (stakers by node, genesis txs): enough to hide the
+# round trips, few enough to leave a real node's API to its other callers.
+IN_FLIGHT = 8
 
 Progress = Callable[[int, int], None]  # (containers done, containers total)
 
@@ -92,6 +95,7 @@ class PlatformSource:
         self.vertices = IndexClient(f"{base}/ext/index/X/vtx", timeout=timeout)
         self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
         self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
+        self._gate = asyncio.Semaphore(IN_FLIGHT)
 
     async def aclose(self) -> None:
         await self.blocks.aclose()
@@ -106,23 +110,30 @@ class PlatformSource:
         return await self.blocks.containers(start, count)
 
     async def network(self) -> primary.PrimaryNetwork:
-        network_id = int((await self.info.call_object("info.getNetworkID"))["networkID"])
-        ids = []
-        for alias in ("X", "C"):
-            try:
-                got = await self.info.call_object("info.getBlockchainID", {"alias": alias})
-                ids.append(str(got["blockchainID"]))
-            except RpcError:
-                ids.append("")
-        asset = await self.platform.call_object("platform.getStakingAssetID", {})
+        # Independent questions: asked together, the answer takes one round trip, not four.
+        network, xchain, cchain, asset = await asyncio.gather(
+            self.info.call_object("info.getNetworkID"),
+            self._chain_id("X"),
+            self._chain_id("C"),
+            self.platform.call_object("platform.getStakingAssetID", {}),
+        )
+        network_id = int(network["networkID"])
         return primary.PrimaryNetwork(
             P_CHAIN_ID,
             network_id,
             hrp_for_network(network_id),
-            ids[0] or None,
-            ids[1] or None,
+            xchain,
+            cchain,
             str(asset["assetID"]),
         )
+
+    async def _chain_id(self, alias: str) -> str | None:
+        """The id of the chain the node knows by `alias`; None when it has none."""
+        try:
+            got = await self.info.call_object("info.getBlockchainID", {"alias": alias})
+        except RpcError:
+            return None
+        return str(got["blockchainID"]) or None
 
     async def reward_utxos(self, tx_id: str) -> list[bytes]:
         """The reward UTXOs a staker was paid (none when the node does not serve them)."""
@@ -140,7 +151,8 @@ class PlatformSource:
         """Current stakers by staking tx id: (start time, potential reward); validators and,
         for the given nodes, their delegators (avalanchego lists those only when asked)."""
         params: dict[str, Any] = {"nodeIDs": sorted(set(node_ids))} if node_ids else {}
-        got = await self.platform.call_object("platform.getCurrentValidators", params)
+        async with self._gate:
+            got = await self.platform.call_object("platform.getCurrentValidators", params)
         out: dict[str, tuple[int, int]] = {}
         for v in got.get("validators") or ():
             for staker in (v, *(v.get("delegators") or ())):
@@ -160,7 +172,10 @@ class PlatformSource:
         return parse_rfc3339(str(got["timestamp"])) // 1_000_000_000
 
     async def tx(self, tx_id: str) -> bytes:
-        got = await self.platform.call_object("platform.getTx", {"txID": tx_id, "encoding": "hex"})
+        async with self._gate:
+            got = await self.platform.call_object(
+                "platform.getTx", {"txID": tx_id, "encoding": "hex"}
+            )
         return decode_hex(str(got["tx"]))
 
 
@@ -251,16 +266,15 @@ class PrimaryIndexer:
         node serves them by id (platform.getTx) and lists them as current validators. They go
         into the genesis block (height 0) at genesis time."""
         assert self.addresses is not None
-        genesis = await self.source.block_at(0)
+        genesis, current = await asyncio.gather(self.source.block_at(0), self.source.current(()))
         first = await asyncio.to_thread(primary.first_block, self.db, pchain)
-        current = await self.source.current(())
         starts = {tx_id: start for tx_id, (start, _) in current.items()}
         known = await asyncio.to_thread(primary.known_txs, self.db, pchain, list(starts))
         unknown = {t: start for t, start in starts.items() if t not in known}
         # Stakers of blocks this sync has not reached yet start after the first block.
         bound = first[2] if first is not None else min(unknown.values(), default=0)
         wanted = [t for t, start in unknown.items() if start <= bound]
-        txs = [Tx.decode(await self.source.tx(tx_id)) for tx_id in wanted]
+        txs = [Tx.decode(raw) for raw in await asyncio.gather(*map(self.source.tx, wanted))]
         genesis_time = min((starts[t] for t in wanted), default=bound)
         block_id = str(ID(hashlib.sha256(genesis).digest()))
         parent = str(getattr(decode_block(genesis), "parent_id", ""))
@@ -285,8 +299,7 @@ class PrimaryIndexer:
         blocks = [
             extract(c.index, c.id, c.data, c.timestamp_ns, self.addresses) for c in containers
         ]
-        rewards = await self._rewards(blocks)
-        potential = await self._potential(blocks)
+        rewards, potential = await asyncio.gather(self._rewards(blocks), self._potential(blocks))
         await asyncio.to_thread(
             primary.write_blocks,
             self.db,
@@ -325,10 +338,11 @@ class PrimaryIndexer:
     async def _potential(self, blocks: Sequence[BlockRows]) -> dict[str, int]:
         nodes = {s.node_id for b in blocks for s in b.stakers if s.kind == "DELEGATOR"}
         try:
-            current = await self.source.current(())
             # avalanchego lists a validator's delegators only when asked for that one node.
-            for node in sorted(nodes):
-                current.update(await self.source.current((node,)))
+            answers = await asyncio.gather(
+                self.source.current(()), *(self.source.current((n,)) for n in sorted(nodes))
+            )
+            current = {k: v for answer in answers for k, v in answer.items()}
             return {tx_id: reward for tx_id, (_, reward) in current.items()}
         except RpcError as err:
             log.warning("platform.getCurrentValidators failed: %s", err)
