@@ -1,20 +1,29 @@
 """Devnet throughput: eth_sendRawTransaction one at a time, ours against anvil in the same run.
 
-Automine (every transaction mined before the call returns) and interval mode (blocks every
---block-time seconds). Each node first gets WARMUP transactions untimed. Prints tx/s for
-each and the ratio ours/anvil, then the devnet's L1 (`--l1`, measured in the same node after
-its C-Chain) beside its C-Chain. Loopback only; every loop is bounded in count and time.
+Automine (every transaction mined before the call returns; runs of `--txs`) and interval mode
+(blocks every --block-time seconds; runs of `--interval-txs`). Each node first gets WARMUP
+transactions untimed; a run ends at its last transaction's receipt. Prints tx/s for each and
+the ratio ours/anvil, then the devnet's L1 (`--l1`, measured in the same node after its
+C-Chain) beside its C-Chain. Loopback only; every loop is bounded in count and time.
 
-    python bench/devnet.py [--txs 500 2000] [--block-time 0.25]
+    python bench/devnet.py [--txs 500 2000] [--interval-txs 2000 10000] [--block-time 0.25]
+
+Two CPU placements, as two machine speeds: each server pinned to CPU 0 with the client on
+CPU 1 (one core per node), and no pinning (the server shares both cores with the client).
 
 anvil's automine rate falls as its chain grows (measured here: ~870 tx/s over 500
-transactions, ~450 over 2000, ~60 over 3000), so runs of two lengths are reported.
+transactions, ~450 over 2000, ~60 over 3000), so runs of two lengths are reported. In
+interval mode a run ends with a wait for the next block, up to one block time at a phase
+set by when the node started: over 2,000 transactions (~0.5 s) it is up to half the run and
+swung the ratio 0.8-1.3x between runs; over 10,000 it is at most a tenth. The interval
+target is judged on the longest run.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import http.client
 import os
 import subprocess
@@ -23,6 +32,7 @@ import tempfile
 import time
 import urllib.parse
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -56,9 +66,45 @@ def rpc(client: httpx.Client, url: str, method: str, *params: object) -> object:
     return reply["result"]
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where the servers and this process (the client) run; None: anywhere."""
+
+    name: str
+    server: frozenset[int] | None = None
+    client: frozenset[int] | None = None
+
+    @contextlib.contextmanager
+    def client_pinned(self) -> Iterator[None]:
+        before = os.sched_getaffinity(0) if self.client is not None else None
+        if self.client is not None:
+            os.sched_setaffinity(0, self.client)
+        try:
+            yield
+        finally:
+            if before is not None:
+                os.sched_setaffinity(0, before)
+
+
+FREE = Placement("no pinning")
+
+
+def placements() -> list[Placement]:
+    """One core per node (where the machine has two) and no pinning."""
+    if os.cpu_count() and os.cpu_count() >= 2 and hasattr(os, "sched_setaffinity"):
+        return [Placement("server on CPU 0, client on CPU 1", frozenset({0}), frozenset({1})),
+                FREE]  # fmt: skip
+    return [FREE]
+
+
 @contextlib.contextmanager
-def running(cmd: list[str], url: str) -> Iterator[None]:
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def running(cmd: list[str], url: str, placement: Placement = FREE) -> Iterator[None]:
+    cpus = placement.server
+    # Threads inherit the affinity: anvil's runtime and our writer thread stay on `cpus`.
+    pin = None if cpus is None else functools.partial(os.sched_setaffinity, 0, cpus)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=pin
+    )
     try:
         deadline = time.monotonic() + 60
         with httpx.Client(timeout=2) as client:
@@ -74,9 +120,13 @@ def running(cmd: list[str], url: str) -> Iterator[None]:
         terminate(proc)
 
 
+_SIGNED: dict[int, list[str]] = {}  # by chain id: every placement and run reuses them
+
+
 def signed(chain_id: int, count: int) -> list[str]:
-    txs = []
-    for nonce in range(count):
+    """`count` transfers from KEY, nonces from 0."""
+    txs = _SIGNED.setdefault(chain_id, [])
+    for nonce in range(len(txs), count):
         tx = {
             "to": "0x" + "44" * 20,
             "value": 1,
@@ -90,7 +140,7 @@ def signed(chain_id: int, count: int) -> list[str]:
             "type": 2,
         }
         txs.append("0x" + bytes(Account.sign_transaction(tx, KEY).raw_transaction).hex())
-    return txs
+    return txs[:count]
 
 
 class Connection:
@@ -179,7 +229,7 @@ def l1_rpc(base: str) -> str:
     return f"{base}/ext/bc/{chain['id']}/rpc"
 
 
-def ours(count: int, block_time: float | None) -> tuple[float, float]:
+def ours(count: int, block_time: float | None, placement: Placement) -> tuple[Rate, Rate]:
     """The C-Chain's rate and, in the same node, its L1's (same gas limit, same mode)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -203,7 +253,7 @@ def ours(count: int, block_time: float | None) -> tuple[float, float]:
         ]
         if block_time is not None:
             cmd += ["--block-time", str(block_time)]
-        with running(cmd, url):
+        with running(cmd, url, placement), placement.client_pinned():
             # The first chain measured warms the process for the second: each goes first in
             # turn, and the two runs are averaged. Each run sends `count` transactions, as
             # anvil's does: in interval mode the wait for the last block weighs on a run in
@@ -238,7 +288,7 @@ def _l1_genesis(folder: Path) -> Path:
     return path
 
 
-def anvil(binary: Path, count: int, block_time: float | None) -> float:
+def anvil(binary: Path, count: int, block_time: float | None, placement: Placement) -> Rate:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     cmd = [
@@ -253,50 +303,56 @@ def anvil(binary: Path, count: int, block_time: float | None) -> float:
     ]
     if block_time is not None:
         cmd += ["--block-time", str(block_time)]
-    with running(cmd, url):
-        return measure(url, signed(31337, WARMUP + count))
+    txs = signed(31337, WARMUP + count)
+    with running(cmd, url, placement), placement.client_pinned():
+        return measure(url, txs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--txs", type=int, nargs="+", default=[500, 2000])
+    parser.add_argument("--interval-txs", type=int, nargs="+", default=[2000, 10_000])
     parser.add_argument("--block-time", type=float, default=0.25)
     args = parser.parse_args()
     binary = anvil_binary()
-    rows = []
-    l1_rows = []
-    for count in args.txs:
-        for label, block_time in (
-            ("automine", None),
-            (f"interval {args.block_time}s", args.block_time),
-        ):
-            mine, l1 = ours(count, block_time)
-            base = anvil(binary, count, block_time) if binary else None
+    runs = [("automine", None, count) for count in args.txs]
+    runs += [(f"interval {args.block_time}s", args.block_time, n) for n in args.interval_txs]
+    for placement in placements():
+        rows = []
+        l1_rows = []
+        for label, block_time, count in runs:
+            mine, l1 = ours(count, block_time, placement)
+            base = anvil(binary, count, block_time, placement) if binary else None
             rows.append((f"{label}, {count} txs", mine, base))
             l1_rows.append((f"{label}, {count} txs", mine, l1))
-    header = f"{'mode':<26}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}"
+        print(f"\n== {placement.name}")
+        report(rows, l1_rows)
+    print("(last-receipt wait: share of each run, snowfield / anvil, spent after the last send)")
+    print(f"(cores: {os.cpu_count()}; anvil from npm @foundry-rs/anvil-linux-amd64)")
+
+
+def report(
+    rows: list[tuple[str, Rate, Rate | None]], l1_rows: list[tuple[str, Rate, Rate]]
+) -> None:
+    header = f"{'mode':<28}{'snowfield tx/s':>16}{'anvil tx/s':>14}{'ratio':>9}"
     print(f"{header}{'last-receipt wait':>20}")
     cut = False
     for label, mine, base in rows:
         ratio = f"{mine / base:.2f}x" if base else "n/a"
         base_text = f"{base:,.0f}" if base else "unavailable"
-        marks = ("" if getattr(mine, "complete", True) else "*", "")
-        if base is not None and not getattr(base, "complete", True):
-            marks = (marks[0], "*")
+        marks = ("" if mine.complete else "*", "" if base is None or base.complete else "*")
         cut = cut or "*" in marks
-        waits = " / ".join(f"{getattr(r, 'wait', 0.0):.0%}" for r in (mine, base) if r is not None)
-        print(f"{label:<26}{f'{mine:,.0f}{marks[0]}':>16}{base_text + marks[1]:>14}{ratio:>9}"
+        waits = " / ".join(f"{r.wait:.0%}" for r in (mine, base) if r is not None)
+        print(f"{label:<28}{f'{mine:,.0f}{marks[0]}':>16}{base_text + marks[1]:>14}{ratio:>9}"
               f"{waits:>20}")  # fmt: skip
-    print(f"\n{'mode':<26}{'C-Chain tx/s':>16}{'L1 tx/s':>14}{'L1/C':>9}")
+    print(f"\n{'mode':<28}{'C-Chain tx/s':>16}{'L1 tx/s':>14}{'L1/C':>9}")
     for label, c_rate, l1 in l1_rows:
-        marks = ["" if getattr(r, "complete", True) else "*" for r in (c_rate, l1)]
+        marks = ["" if r.complete else "*" for r in (c_rate, l1)]
         cut = cut or "*" in marks
-        row = f"{label:<26}{f'{c_rate:,.0f}{marks[0]}':>16}{f'{l1:,.0f}{marks[1]}':>14}"
+        row = f"{label:<28}{f'{c_rate:,.0f}{marks[0]}':>16}{f'{l1:,.0f}{marks[1]}':>14}"
         print(f"{row}{f'{l1 / c_rate:.2f}x':>9}")
     if cut:
         print(f"* did not finish within {TIME_LIMIT:.0f} s: rate over the transactions sent")
-    print("(last-receipt wait: share of each run, snowfield / anvil, spent after the last send)")
-    print(f"(cores: {os.cpu_count()}; anvil from npm @foundry-rs/anvil-linux-amd64)")
 
 
 if __name__ == "__main__":
