@@ -59,6 +59,7 @@ from starlette.types import ASGIApp
 from snowfield.api.app import create_data_app
 from snowfield.api.gate import RatePolicy
 from snowfield.api.ratelimit import MemoryLimiter
+from snowfield.server import DEFAULT_LIMITS, server_config
 from snowfield.store.database import Database
 from snowfield.store.rows import (
     BalanceRow,
@@ -321,9 +322,10 @@ def hello_app(body: bytes) -> ASGIApp:
 
 
 def serve(kind: str, target: str, port: int) -> None:
-    """uvicorn as `snowfield serve` runs it: uvloop, one process, warnings only, lifespan on."""
+    """uvicorn as `snowfield serve` runs it (its `server_config`: our HTTP protocol and limits,
+    no access log, no server header; uvloop, one process), for both apps."""
     app = data_app(Path(target)) if kind == "data" else hello_app(Path(target).read_bytes())
-    config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", lifespan="on")
+    config = server_config(app, host=HOST, port=port, limits=DEFAULT_LIMITS)
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(uvicorn.Server(config).serve())
 

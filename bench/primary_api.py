@@ -45,6 +45,7 @@ from snowfield.api.app import create_data_app
 from snowfield.api.gate import RatePolicy
 from snowfield.api.ratelimit import MemoryLimiter
 from snowfield.formats.bech32 import format_bech32
+from snowfield.server import DEFAULT_LIMITS, server_config
 from snowfield.store import primary
 from snowfield.store.database import Database
 from snowfield.store.primary_rows import BlockRows, StakerRow, TxRow, UtxoRow
@@ -146,7 +147,8 @@ def serve(kind: str, target: str, port: int) -> None:
             return Response(body, media_type="application/json")
 
         app = Starlette(routes=[Route(ROUTE, hello, methods=["GET"])])
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    # As `snowfield serve` runs the data service (bench/api.py), for both apps.
+    config = server_config(app, host="127.0.0.1", port=port, limits=DEFAULT_LIMITS)
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(uvicorn.Server(config).serve())
 
