@@ -7,6 +7,7 @@ the ratio ours/anvil, then the devnet's L1 (`--l1`, measured in the same node af
 C-Chain) beside its C-Chain. Loopback only; every loop is bounded in count and time.
 
     python bench/devnet.py [--txs 500 2000] [--interval-txs 2000 10000] [--block-time 0.25]
+                           [--rounds 3]
 
 Two CPU placements, as two machine speeds: each server pinned to CPU 0 with the client on
 CPU 1 (one core per node), and no pinning (the server shares both cores with the client).
@@ -91,7 +92,7 @@ FREE = Placement("no pinning")
 
 def placements() -> list[Placement]:
     """One core per node (where the machine has two) and no pinning."""
-    if os.cpu_count() and os.cpu_count() >= 2 and hasattr(os, "sched_setaffinity"):
+    if (os.cpu_count() or 1) >= 2 and hasattr(os, "sched_setaffinity"):
         return [Placement("server on CPU 0, client on CPU 1", frozenset({0}), frozenset({1})),
                 FREE]  # fmt: skip
     return [FREE]
@@ -313,6 +314,7 @@ def main() -> None:
     parser.add_argument("--txs", type=int, nargs="+", default=[500, 2000])
     parser.add_argument("--interval-txs", type=int, nargs="+", default=[2000, 10_000])
     parser.add_argument("--block-time", type=float, default=0.25)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     binary = anvil_binary()
     runs = [("automine", None, count) for count in args.txs]
@@ -321,14 +323,28 @@ def main() -> None:
         rows = []
         l1_rows = []
         for label, block_time, count in runs:
-            mine, l1 = ours(count, block_time, placement)
-            base = anvil(binary, count, block_time, placement) if binary else None
-            rows.append((f"{label}, {count} txs", mine, base))
-            l1_rows.append((f"{label}, {count} txs", mine, l1))
-        print(f"\n== {placement.name}")
+            # Rounds alternate the two nodes, each on a fresh process, and the medians are
+            # compared: a run of either swung +-10% on this machine.
+            mine, l1, base = [], [], []
+            for _ in range(args.rounds):
+                c_rate, l1_rate = ours(count, block_time, placement)
+                mine.append(c_rate)
+                l1.append(l1_rate)
+                if binary:
+                    base.append(anvil(binary, count, block_time, placement))
+            name = f"{label}, {count} txs"
+            rows.append((name, _median(mine), _median(base) if base else None))
+            l1_rows.append((name, _median(mine), _median(l1)))
+        print(f"\n== {placement.name} (medians of {args.rounds} rounds)")
         report(rows, l1_rows)
     print("(last-receipt wait: share of each run, snowfield / anvil, spent after the last send)")
     print(f"(cores: {os.cpu_count()}; anvil from npm @foundry-rs/anvil-linux-amd64)")
+
+
+def _median(rates: list[Rate]) -> Rate:
+    """The median run (its own wait and completeness with it); the lower middle of an even
+    count."""
+    return sorted(rates)[(len(rates) - 1) // 2]
 
 
 def report(
