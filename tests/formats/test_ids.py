@@ -133,3 +133,15 @@ def test_short_id_from_public_key_matches_the_local_key() -> None:
     coincurve = pytest.importorskip("coincurve")
     public = coincurve.PrivateKey(bytes.fromhex(EWOQ_HEX)).public_key.format(compressed=True)
     assert ShortID.from_public_key(public).hex() == "3cb7d3842e8cee6a0ebd09f1fe884f6861e1b29c"
+
+
+def test_id_text_memo_is_bounded_and_exact() -> None:
+    """Ids formatted again come from the memo; past its bound it starts over, never wrong."""
+    from snowfield.formats.cb58 import encode_cb58
+
+    raws = [i.to_bytes(32, "big") for i in range(ids._TEXT_LIMIT + 100)]
+    for _ in range(2):
+        for raw in raws:
+            assert str(ID(raw)) == encode_cb58(raw)
+            assert str(NodeID(raw[:20])) == "NodeID-" + encode_cb58(raw[:20])
+            assert len(ids._TEXT) <= ids._TEXT_LIMIT
