@@ -5,9 +5,11 @@ batches, decoded from hex, nothing else).
 The chain: `--base-txs` BaseTxs and `--delegator-txs` AddPermissionlessDelegatorTxs issued to a
 `snowfield devnet` child process (built and signed as bench/pchain.py does; one block each).
 Ceiling and indexer alternate for `--rounds` rounds (best of each), so drift on a noisy machine
-hits both alike. Target: the indexer at >= 70% of the ceiling. Loopback only; bounded.
+hits both alike. The indexer runs twice a round: extracting on the event loop, and in a worker
+process (a sync's choice from PROCESS_BACKLOG containers on; the default chain is that long).
+Target: the indexer at >= 70% of the ceiling. Loopback only; bounded.
 
-    python bench/primary_index.py [--rounds 3] [--base-txs 300] [--delegator-txs 100]
+    python bench/primary_index.py [--rounds 3] [--base-txs 9600] [--delegator-txs 400]
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from types import ModuleType
 
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.indexer.primary import MAX_RANGE, PlatformSource, PrimaryIndexer
+from snowfield.indexer.primary_extraction import PROCESS_BACKLOG
 from snowfield.rpc.client import RpcClient
 from snowfield.store.database import Database
 
@@ -90,15 +93,17 @@ async def ceiling(base: str, count: int) -> float:
         return count / (time.perf_counter() - started)
 
 
-async def ours(base: str, count: int, work: Path) -> float:
-    """Containers/s of a full sync into a fresh SQLite file (genesis stakers included)."""
+async def ours(base: str, count: int, work: Path, process_backlog: int) -> float:
+    """Containers/s of a full sync into a fresh SQLite file (genesis stakers included),
+    extracting in a worker process from `process_backlog` containers on."""
     path = work / f"primary-{time.monotonic_ns()}.db"
     db = Database(str(path))
     db.migrate()
     source = PlatformSource(base)
     try:
         started = time.perf_counter()
-        done = await PrimaryIndexer(db, source, batch_size=BATCH).sync()
+        indexer = PrimaryIndexer(db, source, batch_size=BATCH, process_backlog=process_backlog)
+        done = await indexer.sync()
         elapsed = time.perf_counter() - started
     finally:
         await source.aclose()
@@ -110,21 +115,28 @@ async def ours(base: str, count: int, work: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--base-txs", type=int, default=300)
-    parser.add_argument("--delegator-txs", type=int, default=100)
+    parser.add_argument("--base-txs", type=int, default=9600)
+    parser.add_argument("--delegator-txs", type=int, default=400)
     args = parser.parse_args()
     pb = _platform_bench()
+    modes = {"event loop": 10**12, "worker process": 0}  # where extraction runs
     with pb.devnet() as base, tempfile.TemporaryDirectory() as work:
         count = build_chain(pb, base, args.base_txs, args.delegator_txs)
-        best_ceiling = best_ours = 0.0
+        best_ceiling = 0.0
+        best = dict.fromkeys(modes, 0.0)
         for _ in range(args.rounds):
             best_ceiling = max(best_ceiling, asyncio.run(ceiling(base, count)))
-            best_ours = max(best_ours, asyncio.run(ours(base, count, Path(work))))
-    ratio = best_ours / best_ceiling
-    mark = "" if ratio >= TARGET else f"  below the {TARGET:.0%} target"
+            for mode, backlog in modes.items():
+                rate = asyncio.run(ours(base, count, Path(work), backlog))
+                best[mode] = max(best[mode], rate)
     print(f"P-Chain containers: {count} (batches of {BATCH}); cores: {os.cpu_count()}")
-    print(f"{'raw fetch ceiling':<22}{best_ceiling:>10,.0f} containers/s")
-    print(f"{'snowfield indexer':<22}{best_ours:>10,.0f} containers/s  {ratio:.0%}{mark}")
+    print(f"{'raw fetch ceiling':<34}{best_ceiling:>10,.0f} containers/s")
+    for mode, rate in best.items():
+        ratio = rate / best_ceiling
+        mark = "" if ratio >= TARGET else f"  below the {TARGET:.0%} target"
+        print(f"{f'snowfield, extracting on the {mode}':<34}{rate:>10,.0f} containers/s"
+              f"  {ratio:.0%}{mark}")  # fmt: skip
+    print(f"(a sync extracts in a worker process from {PROCESS_BACKLOG:,} containers on)")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,14 @@ from snowfield.formats.ids import ID
 from snowfield.formats.platform.blocks import decode_block
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import parse_rfc3339
-from snowfield.indexer.extract.platform import Addresses, extract, genesis_rows, reward_utxo
+from snowfield.indexer.extract.platform import Addresses, genesis_rows, reward_utxo
 from snowfield.indexer.extract.vertices import vertex_row
+from snowfield.indexer.primary_extraction import (
+    PROCESS_BACKLOG,
+    Extraction,
+    InlineExtraction,
+    ProcessExtraction,
+)
 from snowfield.rpc.client import RpcClient, RpcError
 from snowfield.store import primary, primary_queries, vertices
 from snowfield.store.database import Database
@@ -38,6 +44,7 @@ METHOD_NOT_FOUND = -32601
 IN_FLIGHT = 8
 
 Progress = Callable[[int, int], None]  # (containers done, containers total)
+Extracted = tuple[list[BlockRows], dict[str, int]]  # a batch's rows, its potential rewards
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,10 +197,18 @@ def _nanos(text: str) -> int:
 class PrimaryIndexer:
     """Indexes the P-Chain of one node into `db`."""
 
-    def __init__(self, db: Database, source: PlatformSource, *, batch_size: int = 256) -> None:
+    def __init__(
+        self,
+        db: Database,
+        source: PlatformSource,
+        *,
+        batch_size: int = 256,
+        process_backlog: int = PROCESS_BACKLOG,
+    ) -> None:
         self.db = db
         self.source = source
         self.batch_size = min(batch_size, MAX_RANGE)
+        self.process_backlog = process_backlog  # extract in a worker from this many on
         self.network: primary.PrimaryNetwork | None = None
         self.addresses: Addresses | None = None
 
@@ -211,21 +226,37 @@ class PrimaryIndexer:
         start = 0 if done is None else done.next_index
         last = await self.source.last_index()
         total = last + 1 - start
-        # The next range is fetched while this one is extracted and written: the node's
-        # answer time and the store's overlap (batches are still written in order, each
-        # with its checkpoint).
+        extraction = self._extraction(total)
+        # Three batches in flight: the next range is fetched, and this one extracted and its
+        # stakers' potential rewards asked, while the one before it is written. Batches are
+        # still written in order, each with its checkpoint; a batch's reward UTXOs are looked
+        # up after the write of the one before (the lookup may read it).
         ahead = self._fetch(start, last)
+        rows: asyncio.Future[Extracted] | None = None
         try:
-            while (containers := await ahead) is not None:
-                start = containers[-1].index + 1
-                ahead = self._fetch(start, last)
-                await self._write(net.pchain, containers)
-                if progress is not None:
-                    progress(start - (last + 1 - total), total)
+            pending: tuple[list[Container], asyncio.Future[Extracted]] | None = None
+            while True:
+                containers = await ahead
+                if containers is not None:
+                    start = containers[-1].index + 1
+                    ahead = self._fetch(start, last)
+                    rows = asyncio.ensure_future(self._extract(extraction, containers))
+                if pending is not None:
+                    written, extracted = pending
+                    await self._write(net.pchain, written, *await extracted)
+                    if progress is not None:
+                        progress(written[-1].index + 1 - (last + 1 - total), total)
+                if containers is None or rows is None:
+                    break
+                pending = (containers, rows)
         finally:
-            ahead.cancel()  # a write failed or the sync was cancelled: no fetch outlives it
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await ahead
+            # A write failed or the sync was cancelled: no fetch or extraction outlives it.
+            for task in (ahead, rows):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+            extraction.close()
         if not await asyncio.to_thread(primary.genesis_done, self.db, net.pchain):
             await self._genesis(net.pchain)
         now = await self.source.chain_time()
@@ -294,12 +325,24 @@ class PrimaryIndexer:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval)
 
-    async def _write(self, pchain: str, containers: Sequence[Container]) -> None:
-        assert self.addresses is not None
-        blocks = [
-            extract(c.index, c.id, c.data, c.timestamp_ns, self.addresses) for c in containers
-        ]
-        rewards, potential = await asyncio.gather(self._rewards(blocks), self._potential(blocks))
+    def _extraction(self, backlog: int) -> Extraction:
+        assert self.network is not None and self.addresses is not None
+        if backlog >= self.process_backlog:
+            return ProcessExtraction(self.network.hrp)
+        return InlineExtraction(self.addresses)
+
+    async def _extract(self, extraction: Extraction, containers: Sequence[Container]) -> Extracted:
+        blocks = await extraction.blocks(containers)
+        return blocks, await self._potential(blocks)
+
+    async def _write(
+        self,
+        pchain: str,
+        containers: Sequence[Container],
+        blocks: list[BlockRows],
+        potential: dict[str, int],
+    ) -> None:
+        rewards = await self._rewards(blocks)
         await asyncio.to_thread(
             primary.write_blocks,
             self.db,
