@@ -18,7 +18,8 @@ PRIVATE_KEY_PREFIX = "PrivateKey-"
 # The text of recent ids. A P-Chain block names the same ids again and again (its asset in
 # every output, its parent, each tx's id for its UTXOs): 43% of the ids the primary indexer
 # formats over a devnet's chain repeat one it formatted shortly before, and each cb58 costs
-# ~5 us. Bounded: cleared when full.
+# ~5 us. Ids, short ids and node ids share it (the same bytes, the same text). Bounded: cleared
+# when full.
 _TEXT: dict[bytes, str] = {}
 _TEXT_LIMIT = 4096
 
