@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from snowfield.errors import InvalidParams, Unavailable
-from snowfield.store.schema import SCHEMA_VERSION, TABLES, UPGRADES
+from snowfield.store.schema import SCHEMA_VERSION, TABLES, UPGRADES, ddl_for
 
 Params = Sequence[Any]
 
@@ -174,7 +174,7 @@ class Database:
         """Creates missing tables and the page-token secret; safe to run at every start."""
         with self.transaction() as w:
             for ddl in TABLES:
-                w.execute(ddl)
+                w.execute(ddl_for(self.dialect, ddl))
             w.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
                 ("schema_version", str(SCHEMA_VERSION)),
@@ -185,7 +185,7 @@ class Database:
                     if callable(step):
                         step(w)
                     else:
-                        w.execute(step)
+                        w.execute(ddl_for(self.dialect, step))
             w.execute(
                 "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
             )
@@ -205,6 +205,10 @@ class Writer:
     def __init__(self, db: Database, conn: Any) -> None:
         self._db = db
         self._conn = conn
+
+    @property
+    def dialect(self) -> str:
+        return self._db.dialect
 
     def execute(self, sql: str, params: Params = ()) -> int:
         cur = self._conn.execute(self._db._sql(sql), tuple(params))
