@@ -4,10 +4,8 @@ uvicorn server on a free loopback port, and checks of JSON shapes against the Op
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -34,7 +32,8 @@ from snowfield.store.rows import (
     TxRow,
 )
 from snowfield.store.writes import upsert_chain, write_batch
-from snowfield.testing import PG_ENV, open_database, serve_asgi
+from snowfield.testing import open_database, serve_asgi
+from tests.conftest import _db_kinds, _url
 
 CHAIN = 43112
 OTHER_CHAIN = 43114
@@ -185,24 +184,6 @@ def add_chains(db: Database) -> None:
             token_logo="https://example.invalid/avax.png",
         ),
     )
-
-
-def _db_kinds() -> list[str]:
-    return ["sqlite", "postgresql"] if os.environ.get(PG_ENV) else ["sqlite"]
-
-
-def _url(kind: str, tmp: Path) -> str:
-    from snowfield.testing import database_urls
-
-    urls = database_urls(tmp)
-    return urls[0] if kind == "sqlite" else urls[1]
-
-
-@pytest.fixture(params=_db_kinds())
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """A migrated empty database: SQLite always, PostgreSQL too when SNOWFIELD_TEST_PG is set."""
-    with open_database(_url(request.param, tmp_path)) as opened:
-        yield opened
 
 
 @pytest.fixture(scope="module", params=_db_kinds())

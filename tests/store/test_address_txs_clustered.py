@@ -3,16 +3,9 @@ table on PostgreSQL; the upgrade rebuilds a store's rowid table with the same ro
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from snowfield.store import queries
 from snowfield.store.database import Database
 from snowfield.store.schema import SCHEMA_VERSION
-from snowfield.testing import PG_ENV, database_urls, open_database
 from tests.store.plans import last_query_plan
 
 V8_ADDRESS_TXS = """CREATE TABLE address_txs (
@@ -26,15 +19,6 @@ ROWS = [
     (43114, f"0x{(i * 7919) % 50:040x}", i // 3, i % 3, None if i % 4 else f'{{"n": {i}}}')
     for i in range(300)
 ]
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "postgresql" and not os.environ.get(PG_ENV):
-        pytest.skip(f"PostgreSQL runs only when {PG_ENV} is set")
-    urls = database_urls(tmp_path)
-    with open_database(urls[0] if request.param == "sqlite" else urls[1]) as opened:
-        yield opened
 
 
 def _stored(db: Database) -> list[tuple[object, ...]]:

@@ -3,18 +3,11 @@ store that keyed chains by EVM chain id."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from snowfield.store import queries
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
 from snowfield.store.schema import SCHEMA_VERSION
 from snowfield.store.writes import upsert_chain
-from snowfield.testing import PG_ENV, database_urls, open_database
 
 C_CHAIN = "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5"
 V2_CHAINS = """CREATE TABLE chains (
@@ -23,15 +16,6 @@ V2_CHAINS = """CREATE TABLE chains (
     description TEXT NOT NULL, explorer_url TEXT, token_name TEXT NOT NULL,
     token_symbol TEXT NOT NULL, token_decimals BIGINT NOT NULL, token_logo TEXT,
     chain_logo TEXT, features TEXT NOT NULL, private SMALLINT NOT NULL, multicall TEXT)"""
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "postgresql" and not os.environ.get(PG_ENV):
-        pytest.skip(f"PostgreSQL runs only when {PG_ENV} is set")
-    urls = database_urls(tmp_path)
-    with open_database(urls[0] if request.param == "sqlite" else urls[1]) as opened:
-        yield opened
 
 
 def test_a_chain_is_keyed_by_blockchain_id_and_found_by_either_id(db: Database) -> None:

@@ -15,7 +15,8 @@ from snowfield.store.database import Database
 from snowfield.store.dump import dump
 from snowfield.store.rows import IcmEventRow
 from snowfield.testing import open_database
-from tests.api.conftest import CHAIN, OTHER_CHAIN, ChainBuilder, _db_kinds, _url, add_chains
+from tests.api.conftest import CHAIN, OTHER_CHAIN, ChainBuilder, add_chains
+from tests.conftest import _db_kinds, _url
 from tests.store.plans import last_query_plan
 
 A, B = CHAIN, OTHER_CHAIN
