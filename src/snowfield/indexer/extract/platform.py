@@ -6,7 +6,6 @@ UTXOs `0..n-1`; a staking tx's stake outputs come after them (`n..`), locked unt
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Iterator, Sequence
 
@@ -91,12 +90,6 @@ class Addresses:
         return text
 
 
-@functools.lru_cache(maxsize=1024)
-def _name(id_: ID) -> str:
-    """cb58 of an id that recurs (assets, chains)."""
-    return str(id_)
-
-
 def container_block(container: bytes) -> tuple[bytes, int | None, object]:
     """(inner platformvm block bytes, the wrapper's timestamp or None, the decoded block)."""
     wrapper = proposervm.parse(container)
@@ -158,7 +151,7 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
         for i, out in enumerate(base.outputs):
             rows.emitted.append(_utxo(tx.id, tx_id, i, out, addresses, P_CHAIN_ID, P_CHAIN_ID))
         for spent in base.inputs:
-            rows.spends.append((tx_id, _spend(spent, _name(P_CHAIN_ID))))
+            rows.spends.append((tx_id, _spend(spent, str(P_CHAIN_ID))))
     if isinstance(unsigned, ImportTx):
         details["sourceChain"] = str(unsigned.source_chain)
         for spent in unsigned.imported_inputs:
@@ -420,15 +413,15 @@ def _utxo(
         str(utxo_id.input_id),
         tx_id,
         index,
-        _name(out.asset_id),
+        str(out.asset_id),
         inner.amt,
         addresses.of(owners.addresses),
         owners.threshold,
         owners.locktime,
         stakeable,
         staked is not None,
-        _name(created_on),
-        _name(consumed_on),
+        str(created_on),
+        str(consumed_on),
         "0x" + utxo_bytes(utxo_id, out).hex(),
         start=staked[0] if staked else None,
         end=staked[1] if staked else None,
@@ -474,7 +467,7 @@ def _spend(spent: TransferableInput, source_chain: str) -> Spend:
         str(spent.utxo_id.input_id),
         str(spent.utxo_id.tx_id),
         spent.utxo_id.output_index,
-        _name(spent.asset_id),
+        str(spent.asset_id),
         amount,
         source_chain,
     )
