@@ -148,8 +148,10 @@ def _touched(blocks: Sequence[BlockRows]) -> set[str]:
 def _write_documents(w: Writer, pchain: str, tx_ids: set[str]) -> None:
     """(Re)renders the documents of the staking txs among `tx_ids` from the rows as this
     transaction leaves them: a stored document is never older than its rows."""
+    if not tx_ids:
+        return
     network = w.query("SELECT avax_asset FROM primary_networks WHERE pchain = ?", (pchain,))
-    if not tx_ids or not network:
+    if not network:
         return
     ids = sorted(tx_ids)
     for chunk in queries._chunks(ids):
