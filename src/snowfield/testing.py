@@ -30,6 +30,7 @@ from snowfield.store.database import Database
 from snowfield.supervisor import terminate
 
 PG_ENV = "SNOWFIELD_TEST_PG"
+ADDRESS_IN_USE = "address already in use"
 DEV_KEYS = [
     bytes.fromhex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"),
     bytes.fromhex("59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"),
@@ -38,9 +39,24 @@ DEV_KEYS = [
 
 
 def free_port() -> int:
+    """A loopback port free now, for a child process to bind. Another process may take it
+    before the child does: in-process servers bind their own socket (`listening_socket`)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def listening_socket(port: int = 0) -> socket.socket:
+    """A socket bound at 127.0.0.1 (a free port unless given), to hand to uvicorn, so no other
+    process can take the port between choosing it and serving on it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +76,18 @@ class RunningNode:
 @contextlib.contextmanager
 def serve_devnet(**overrides: Any) -> Iterator[RunningNode]:
     """A devnet node on a free loopback port, stopped on exit."""
-    settings = dataclasses.replace(DevnetSettings(port=free_port(), staking_port=0), **overrides)
-    node = build_node(settings)
+    sock = listening_socket(overrides.pop("port", 0))
+    try:
+        port = int(sock.getsockname()[1])
+        settings = dataclasses.replace(DevnetSettings(port=port, staking_port=0), **overrides)
+        node = build_node(settings)
+    except BaseException:
+        sock.close()
+        raise
     try:
         app = create_node_app(node)
         limits = http_limits(settings)
-        with serve_asgi(app, port=settings.port, name="devnet", limits=limits) as base:
+        with serve_asgi(app, sock=sock, name="devnet", limits=limits) as base:
             yield RunningNode(base, node)
     finally:
         if node.admin.temporary:
@@ -77,27 +99,33 @@ def serve_asgi(
     app: Any,
     *,
     port: int | None = None,
+    sock: socket.socket | None = None,
     name: str = "app",
     limits: HttpLimits = DEFAULT_LIMITS,
     render: ErrorRenderer = plain_text,
 ) -> Iterator[str]:
-    """An ASGI app on a real uvicorn server at 127.0.0.1 (a free port unless given), in a
-    background thread, stopped on exit; yields the base URL."""
-    port = free_port() if port is None else port
-    config = server_config(app, host="127.0.0.1", port=port, limits=limits, render=render)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name=f"{name}-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError(f"{name} did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    """An ASGI app on a real uvicorn server at 127.0.0.1 (on `sock`, else a socket bound here at
+    `port` or a free one), in a background thread, stopped on exit; yields the base URL."""
+    if sock is None:
+        sock = listening_socket(port or 0)
+    with sock:
+        port = int(sock.getsockname()[1])
+        config = server_config(app, host="127.0.0.1", port=port, limits=limits, render=render)
+        server = uvicorn.Server(config)
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name=f"{name}-server", daemon=True
+        )
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError(f"{name} did not start")
+            time.sleep(0.02)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.should_exit = True
+            thread.join(timeout=30)
 
 
 @dataclass
@@ -118,6 +146,15 @@ class DevnetProcess:
         return f"{self.base}/ext/bc/C/rpc"
 
     def start(self, timeout: float = 60.0) -> None:
+        """Starts the child and waits for its liveness. If another process took the port since
+        it was chosen (`free_port` cannot hold it for a child), it moves to a fresh one."""
+        for _ in range(3):
+            if self._start(timeout):
+                return
+            self.port = free_port()
+        raise RuntimeError(f"devnet found no free port: {self.port} in use")
+
+    def _start(self, timeout: float) -> bool:
         cmd = [
             sys.executable,
             "-m",
@@ -139,10 +176,12 @@ class DevnetProcess:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 err = log_path.read_text(errors="replace")[-4000:]
+                if ADDRESS_IN_USE in err:
+                    return False
                 raise RuntimeError(f"devnet exited with {self.proc.returncode}: {err}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(f"{self.base}/ext/health/liveness", timeout=1).status_code == 200:
-                    return
+                    return True
             time.sleep(0.1)
         raise RuntimeError("devnet did not start in time")
 
@@ -297,24 +336,40 @@ def run_node_script(
 
 @contextlib.contextmanager
 def serve_anvil(*args: str) -> Iterator[str]:
-    """anvil on a free loopback port; yields its JSON-RPC URL."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    cmd = [str(anvil_binary()), "--port", str(port), "--host", "127.0.0.1", "--silent", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                body = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}
-                if httpx.post(url, json=body, timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("anvil did not start")
-            time.sleep(0.05)
-        yield url
-    finally:
-        terminate(proc)
+    """anvil on a free loopback port; yields its JSON-RPC URL. If another process took the port
+    before anvil bound it, anvil exits and starts again on a fresh one."""
+    for _ in range(3):
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        cmd = [str(anvil_binary()), "--port", str(port), "--host", "127.0.0.1", "--silent", *args]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            if _wait_for_anvil(proc, url):
+                yield url
+                return
+        finally:
+            terminate(proc)
+            if proc.stderr is not None:
+                proc.stderr.close()
+    raise RuntimeError("anvil found no free port")
+
+
+def _wait_for_anvil(proc: subprocess.Popen[bytes], url: str) -> bool:
+    """True once anvil answers; False if it exited (its port was taken)."""
+    deadline = time.monotonic() + 30
+    body = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}
+    while True:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.post(url, json=body, timeout=1).status_code == 200:
+                return True
+        if proc.poll() is not None:
+            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+            if "in use" in err.lower():
+                return False
+            raise RuntimeError(f"anvil exited with {proc.returncode}: {err[-2000:]}")
+        if time.monotonic() > deadline:
+            raise RuntimeError("anvil did not start")
+        time.sleep(0.05)
 
 
 def custom_evm_chain(
