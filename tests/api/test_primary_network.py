@@ -115,6 +115,12 @@ def _delegator(wallet: Wallet, end: int) -> Tx:
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningNode, str]]:
     with serve_devnet() as devnet:
+        db_path = tmp_path_factory.mktemp("primary") / "p.db"
+        db = Database(str(db_path))
+        db.migrate()
+        # A first sync before the stakers: theirs is a later sync's batch, which must ask
+        # their potential rewards itself (the first sync's genesis step asks every staker's).
+        asyncio.run(_sync(db, PlatformSource(devnet.base)))
         wallet = _wallet(devnet)
         end = wallet.chain.timestamp + 30 * 86_400
         _issue(devnet, _validator(wallet, end))
@@ -134,11 +140,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningN
             )
 
         _issue(devnet, wallet.build(make, auth=[[EWOQ_KEY]]))
-        db_path = tmp_path_factory.mktemp("primary") / "p.db"
-        db = Database(str(db_path))
-        db.migrate()
-        source = PlatformSource(devnet.base)
-        asyncio.run(_sync(db, source))
+        asyncio.run(_sync(db, PlatformSource(devnet.base)))
         with serve_asgi(create_data_app(db)) as api:
             _DBS[api] = db_path
             yield devnet, api
@@ -328,6 +330,22 @@ def test_pending_rewards(indexed: tuple[RunningNode, str]) -> None:
     assert mine["amountStaked"] == validator["weight"] and 0 <= mine["progress"] <= 100
     key2 = _pages(url, "pendingRewards", {"addresses": _bech(KEY2), "pageSize": 1})
     assert sorted(r["rewardType"] for r in key2) == ["DELEGATOR", "VALIDATOR_FEE"]
+    # Every staker's potential reward, the delegator's too, is the node's.
+    asked = _call(
+        devnet.base + "/ext/bc/P", "platform.getCurrentValidators", {"nodeIDs": [node_id]}
+    )
+    (detailed,) = asked["validators"]
+    expected = {detailed["txID"]: detailed["potentialReward"]}
+    expected |= {d["txID"]: d["potentialReward"] for d in detailed["delegators"]}
+    assert len(expected) == 2
+    db = Database(str(api_db(api)))
+    try:
+        stored = db.query(
+            "SELECT tx_id, potential_reward FROM p_stakers WHERE node_id = ?", (node_id,)
+        )
+    finally:
+        db.close()
+    assert {str(t): str(r) for t, r in stored} == expected
 
 
 def _bech(secret: bytes) -> str:

@@ -42,6 +42,7 @@ METHOD_NOT_FOUND = -32601
 # platform.* questions a sync asks at once (stakers by node, genesis txs): enough to hide the
 # round trips, few enough to leave a real node's API to its other callers.
 IN_FLIGHT = 8
+REWARDED = frozenset({"VALIDATOR", "DELEGATOR"})  # staker kinds with a potential reward
 
 Progress = Callable[[int, int], None]  # (containers done, containers total)
 Extracted = tuple[list[BlockRows], dict[str, int]]  # a batch's rows, its potential rewards
@@ -379,17 +380,32 @@ class PrimaryIndexer:
         return out
 
     async def _potential(self, blocks: Sequence[BlockRows]) -> dict[str, int]:
-        nodes = {s.node_id for b in blocks for s in b.stakers if s.kind == "DELEGATOR"}
+        """The potential rewards of the stakers this batch adds that are still current.
+
+        A staker's potential reward is fixed when its tx is accepted, so it is asked once, for
+        the batch that adds it, and only for its nodes: a batch without stakers asks nothing,
+        and a real node is not asked for its whole validator set (megabytes on mainnet) every
+        batch. The genesis stakers' come with the genesis (`_genesis`)."""
+        added = {s.tx_id: s for b in blocks for s in b.stakers if s.kind in REWARDED}
+        if not added:
+            return {}
+        validators = sorted({s.node_id for s in added.values() if s.kind == "VALIDATOR"})
+        delegated = sorted({s.node_id for s in added.values() if s.kind == "DELEGATOR"})
+        # avalanchego lists a validator's delegators only when asked for that one node.
+        questions = [self.source.current((n,)) for n in delegated]
+        if validators:
+            questions.append(self.source.current(validators))
         try:
-            # avalanchego lists a validator's delegators only when asked for that one node.
-            answers = await asyncio.gather(
-                self.source.current(()), *(self.source.current((n,)) for n in sorted(nodes))
-            )
-            current = {k: v for answer in answers for k, v in answer.items()}
-            return {tx_id: reward for tx_id, (_, reward) in current.items()}
+            answers = await asyncio.gather(*questions)
         except RpcError as err:
             log.warning("platform.getCurrentValidators failed: %s", err)
             return {}
+        return {
+            tx_id: reward
+            for answer in answers
+            for tx_id, (_, reward) in answer.items()
+            if tx_id in added
+        }
 
 
 def _reward_type(staker: StakerRow, index: int) -> str:
