@@ -250,6 +250,9 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
         out = proc.communicate(timeout=60)[0].decode(errors="replace")
     assert proc.returncode == 0, out
     assert "snowfield is up" in out and "Data API" in out
+    # Every demo ran: none stopped on an error (a chain it cannot drive is skipped quietly).
+    stopped = [line for line in out.splitlines() if " stopped: " in line]
+    assert not stopped, stopped
     assert f"http://127.0.0.1:{api}/" in out  # the explorer's URL
     for port in (node, api, metrics):
         try:

@@ -175,7 +175,8 @@ async def _run_devnet(settings: NetworkSettings) -> None:
     _print_banner(node, settings)
     tasks = [asyncio.create_task(server.serve())]
     if settings.demo:
-        tasks.append(asyncio.create_task(_demo(node, settings, server)))
+        demo = asyncio.create_task(_demo(node, settings, server))
+        tasks += [demo, asyncio.create_task(_stop_on_exit(server, demo))]
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError):
         loop.add_signal_handler(signal.SIGTERM, lambda: setattr(server, "should_exit", True))
@@ -185,6 +186,14 @@ async def _run_devnet(settings: NetworkSettings) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await task
     _dump_state_file(node, settings.state_to_dump)
+
+
+async def _stop_on_exit(server: uvicorn.Server, demo: asyncio.Task[None]) -> None:
+    """Cancels the demo as soon as the server is asked to stop (Ctrl-C, SIGTERM), before it
+    closes its connections: a demo request cut by the shutdown is no failure to report."""
+    while not server.should_exit:
+        await asyncio.sleep(0.02)
+    demo.cancel()
 
 
 def _load_state_file(node: Any, path: Path | None) -> None:
@@ -209,6 +218,13 @@ def _dump_state_file(node: Any, path: Path | None) -> None:
         tmp.replace(path)
 
 
+def _report_stop(server: uvicorn.Server, what: str, exc: Exception) -> None:
+    """A demo stopped on an error: a warning, unless the node is shutting down (its requests
+    then fail by design)."""
+    if not server.should_exit:
+        log.warning("demo: %s stopped: %s", what, exc)
+
+
 async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) -> None:
     from snowfield.errors import SnowfieldError
     from snowfield.rpc.client import RpcClient
@@ -222,16 +238,20 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
     try:  # once: staking, a subnet, a chain, an L1, and a day later the rewards
         await run_platform_demo(base, demo_secret(keys), lambda line: log.info("demo: %s", line))
     except (SnowfieldError, RuntimeError, OSError) as exc:  # e.g. a restart: stakes exist
-        log.warning("demo: the P-Chain demo stopped: %s", exc)
+        _report_stop(server, "the P-Chain demo", exc)
     bc = f"{base}/ext/bc"
     # The C-Chain and every L1 of the devnet (`--l1`): the same demo on each.
     labels = ["C", *(c.blockchain_id for c in node.chains if c.vm.name == "subnet-evm")]
 
     async def one(label: str) -> None:
-        # A chain the demo cannot drive (e.g. one whose genesis funds no dev account, as the
-        # P-Chain demo's subnet chain) stops only its own demo, not the others'.
+        # A chain the demo cannot drive stops only its own demo, not the others'. One whose
+        # genesis funds no dev account (the P-Chain demo's subnet chain) is left alone.
         try:
             async with RpcClient(f"{bc}/{label}/rpc") as client:
+                first = "0x" + node.dev_keys[0].address.hex()
+                if int(await client.call("eth_getBalance", first, "latest"), 16) == 0:
+                    log.info("demo %s: its genesis funds no dev account; no traffic", label)
+                    return
                 await run_demo(
                     client,
                     [k.private_key for k in node.dev_keys],
@@ -241,23 +261,25 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
                     log=lambda line: log.info("demo %s: %s", label, line),
                 )
         except (SnowfieldError, RuntimeError, OSError) as exc:
-            log.warning("demo %s stopped: %s", label, exc)
+            _report_stop(server, label, exc)
 
     # Atomic C→P exports beside the EVM traffic, from a key the EVM demo (keys 0-2) does not
     # use: a shared key's nonce would break the EVM demo's local nonce count.
     side_tasks = []
     if len(node.dev_keys) > 3:
-        side_tasks.append(asyncio.create_task(_atomic_demo(base, node.dev_keys[-1].private_key)))
+        side_tasks.append(
+            asyncio.create_task(_atomic_demo(base, node.dev_keys[-1].private_key, server))
+        )
     # X-Chain traffic from keys the EVM demo (0-2) and the P-Chain demo (the last) leave alone.
     if len(node.dev_keys) > 5:
-        side_tasks.append(asyncio.create_task(_x_demo(base, keys[3:-1])))
+        side_tasks.append(asyncio.create_task(_x_demo(base, keys[3:-1], server)))
     # The demo L1's validator manager registers a validator (key 3 owns it on the L1; ewoq
     # pays on the P-Chain, which no other demo spends from).
     if len(node.dev_keys) > 3 and len(labels) > 1:
-        side_tasks.append(asyncio.create_task(_manager_demo(base, labels[1:], keys[3])))
+        side_tasks.append(asyncio.create_task(_manager_demo(base, labels[1:], keys[3], server)))
     # Cross-chain (ICM) messages between the C-Chain and the L1s, from key 5 (key 4 relays).
     if len(node.dev_keys) > 6 and len(labels) > 1:
-        side_tasks.append(asyncio.create_task(_icm_demo(base, labels, keys[ICM_DEMO_KEY])))
+        side_tasks.append(asyncio.create_task(_icm_demo(base, labels, keys[ICM_DEMO_KEY], server)))
     try:
         async with asyncio.TaskGroup() as group:
             for label in labels:
@@ -267,7 +289,7 @@ async def _demo(node: Any, settings: NetworkSettings, server: uvicorn.Server) ->
             task.cancel()
 
 
-async def _manager_demo(base: str, l1s: list[str], owner: bytes) -> None:
+async def _manager_demo(base: str, l1s: list[str], owner: bytes, server: uvicorn.Server) -> None:
     from snowfield.crypto.keys import EWOQ_KEY
     from snowfield.errors import SnowfieldError
     from snowfield.node.l1_boot import MANAGER_ADDRESS
@@ -284,10 +306,10 @@ async def _manager_demo(base: str, l1s: list[str], owner: bytes) -> None:
                 lambda line: log.info("demo: %s", line),
             )
         except (SnowfieldError, RuntimeError, OSError) as exc:
-            log.warning("demo: the validator manager demo stopped: %s", exc)
+            _report_stop(server, "the validator manager demo", exc)
 
 
-async def _icm_demo(base: str, labels: list[str], secret: bytes) -> None:
+async def _icm_demo(base: str, labels: list[str], secret: bytes, server: uvicorn.Server) -> None:
     from snowfield.errors import SnowfieldError
     from snowfield.workload.icm_demo import run_icm_demo
 
@@ -302,7 +324,7 @@ async def _icm_demo(base: str, labels: list[str], secret: bytes) -> None:
             log=lambda line: log.info("demo: %s", line),
         )
     except (SnowfieldError, RuntimeError, OSError) as exc:
-        log.warning("demo: the ICM demo stopped: %s", exc)
+        _report_stop(server, "the ICM demo", exc)
 
 
 async def _blockchain_id(base: str, label: str) -> str:
@@ -313,7 +335,7 @@ async def _blockchain_id(base: str, label: str) -> str:
     return str(reply["blockchainID"])
 
 
-async def _x_demo(base: str, secrets: list[bytes]) -> None:
+async def _x_demo(base: str, secrets: list[bytes], server: uvicorn.Server) -> None:
     from snowfield.errors import SnowfieldError
     from snowfield.workload.x_demo import run_x_demo
 
@@ -327,10 +349,10 @@ async def _x_demo(base: str, secrets: list[bytes]) -> None:
             log=lambda line: log.info("demo: %s", line),
         )
     except (SnowfieldError, RuntimeError, OSError) as exc:
-        log.warning("demo: the X-Chain demo stopped: %s", exc)
+        _report_stop(server, "the X-Chain demo", exc)
 
 
-async def _atomic_demo(base: str, secret: bytes) -> None:
+async def _atomic_demo(base: str, secret: bytes, server: uvicorn.Server) -> None:
     from snowfield.errors import SnowfieldError
     from snowfield.workload.atomic_demo import run_atomic_demo
 
@@ -344,7 +366,7 @@ async def _atomic_demo(base: str, secret: bytes) -> None:
             log=lambda line: log.info("demo: %s", line),
         )
     except (SnowfieldError, OSError) as exc:
-        log.warning("demo: the C-Chain atomic demo stopped: %s", exc)
+        _report_stop(server, "the C-Chain atomic demo", exc)
 
 
 def _up_key(index: int) -> str:
