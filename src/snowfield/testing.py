@@ -362,20 +362,20 @@ def serve_anvil(*args: str) -> Iterator[str]:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         cmd = [str(anvil_binary()), "--port", str(port), "--host", "127.0.0.1", "--silent", *args]
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            if _wait_for_anvil(proc, url):
-                yield url
-                return
-        finally:
-            terminate(proc)
-            if proc.stderr is not None:
-                proc.stderr.close()
+        # Its errors to a file, not a pipe: a pipe no one reads would stall a chatty anvil.
+        with tempfile.TemporaryFile() as err:
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+            try:
+                if _wait_for_anvil(proc, url, err):
+                    yield url
+                    return
+            finally:
+                terminate(proc)
     raise RuntimeError("anvil found no free port")
 
 
-def _wait_for_anvil(proc: subprocess.Popen[bytes], url: str) -> bool:
-    """True once anvil answers; False if it exited (its port was taken)."""
+def _wait_for_anvil(proc: subprocess.Popen[bytes], url: str, err: Any) -> bool:
+    """True once anvil answers; False if it exited because its port was taken."""
     deadline = time.monotonic() + 30
     body = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}
     while True:
@@ -383,10 +383,11 @@ def _wait_for_anvil(proc: subprocess.Popen[bytes], url: str) -> bool:
             if httpx.post(url, json=body, timeout=1).status_code == 200:
                 return True
         if proc.poll() is not None:
-            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-            if "in use" in err.lower():
+            err.seek(0)
+            text = err.read().decode(errors="replace")
+            if "in use" in text.lower():
                 return False
-            raise RuntimeError(f"anvil exited with {proc.returncode}: {err[-2000:]}")
+            raise RuntimeError(f"anvil exited with {proc.returncode}: {text[-2000:]}")
         if time.monotonic() > deadline:
             raise RuntimeError("anvil did not start")
         time.sleep(0.05)
