@@ -154,9 +154,9 @@ def api_db(api: str) -> Path:
     return _DBS[api]
 
 
-async def _sync(db: Database, source: PlatformSource) -> None:
+async def _sync(db: Database, source: PlatformSource, batch_size: int = 2) -> None:
     try:
-        await PrimaryIndexer(db, source, batch_size=2).sync()
+        await PrimaryIndexer(db, source, batch_size=batch_size).sync()
     finally:
         await source.aclose()
 
@@ -372,7 +372,7 @@ def test_subnets_equal_the_node(indexed: tuple[RunningNode, str]) -> None:
 
 
 def test_ended_stakers_leave_with_their_reward_utxos(
-    indexed: tuple[RunningNode, str],
+    indexed: tuple[RunningNode, str], tmp_path: Path
 ) -> None:
     """Last in this module: moves the network's clock past the test stakers' ends."""
     devnet, api = indexed
@@ -396,4 +396,11 @@ def test_ended_stakers_leave_with_their_reward_utxos(
         node_paid.add((tx_id, int(got["numFetched"])))
     assert {kind for _, _, kind in paid} == {"VALIDATOR", "VALIDATOR_FEE", "DELEGATOR"}
     assert sum(n for _, n in node_paid) == len(paid)
+    # One batch of the whole chain, so several stakers' rewards in a batch: the same rows.
+    whole = Database(str(tmp_path / "whole.db"))
+    whole.migrate()
+    asyncio.run(_sync(whole, PlatformSource(devnet.base), batch_size=256))
+    rewards = "SELECT * FROM p_utxos WHERE reward_type IS NOT NULL ORDER BY utxo_id"
+    assert whole.query(rewards) == db.query(rewards)
+    whole.close()
     db.close()

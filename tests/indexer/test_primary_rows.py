@@ -131,7 +131,20 @@ def test_stakers_rewards_and_utxos_round_trip(db: Database) -> None:
         reward_utxo(u.encode(), ADDR, "VALIDATOR" if i == 0 else "VALIDATOR_FEE", staker)
         for i, u in enumerate(chain.reward_utxos(add.id))
     ]
-    primary.write_blocks(db, PCHAIN, ended, 2 + len(ended), rewards=paid)
+    # The commit block after the proposal that ended the validator pays it.
+    paid_at = next(b.height + 1 for b in ended if str(add.id) in [t for t, _ in b.ended])
+    assert paid_at in [b.height for b in ended]
+    primary.write_blocks(db, PCHAIN, ended, 2 + len(ended), rewards=[(paid_at, u) for u in paid])
+    paid_rows = "SELECT block_height, block_timestamp FROM p_utxos WHERE reward_type IS NOT NULL"
+    commit = next(b for b in ended if b.height == paid_at)
+    assert set(db.query(paid_rows)) == {(paid_at, commit.timestamp)}
+    # A store from before schema 10 had the batch's last block there; the upgrade mends it.
+    with db.transaction() as w:
+        w.execute("UPDATE p_utxos SET block_height = 99, block_timestamp = 1 WHERE reward_type"
+                  " IS NOT NULL")  # fmt: skip
+        w.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    db.migrate()
+    assert set(db.query(paid_rows)) == {(paid_at, commit.timestamp)}
     after = _active(db)
     assert after.items == []
     fee = [u for u in paid if u.reward_type == "VALIDATOR_FEE"]

@@ -39,8 +39,8 @@ log = logging.getLogger("snowfield.indexer.primary")
 MAX_RANGE = 1024  # the index API's getContainerRange limit
 P_CHAIN_ID = "11111111111111111111111111111111LpoYY"
 METHOD_NOT_FOUND = -32601
-# platform.* questions a sync asks at once (stakers by node, genesis txs): enough to hide the
-# round trips, few enough to leave a real node's API to its other callers.
+# platform.* questions a sync asks at once (stakers by node, reward UTXOs, genesis txs):
+# enough to hide the round trips, few enough to leave a real node's API to its other callers.
 IN_FLIGHT = 8
 REWARDED = frozenset({"VALIDATOR", "DELEGATOR"})  # staker kinds with a potential reward
 
@@ -146,9 +146,10 @@ class PlatformSource:
     async def reward_utxos(self, tx_id: str) -> list[bytes]:
         """The reward UTXOs a staker was paid (none when the node does not serve them)."""
         try:
-            got = await self.platform.call_object(
-                "platform.getRewardUTXOs", {"txID": tx_id, "encoding": "hex"}
-            )
+            async with self._gate:
+                got = await self.platform.call_object(
+                    "platform.getRewardUTXOs", {"txID": tx_id, "encoding": "hex"}
+                )
         except RpcError as err:
             if err.code == METHOD_NOT_FOUND:
                 return []
@@ -354,30 +355,37 @@ class PrimaryIndexer:
             potential,
         )
 
-    async def _rewards(self, blocks: Sequence[BlockRows]) -> list[UtxoRow]:
+    async def _rewards(self, blocks: Sequence[BlockRows]) -> list[tuple[int, UtxoRow]]:
         """Reward UTXOs of the stakers a commit block rewarded (the proposal before it names
-        them with RewardValidatorTx)."""
+        them with RewardValidatorTx), each with the commit block's height.
+
+        The node is asked for every staker of the batch together (at most IN_FLIGHT at once):
+        on mainnet most P-Chain blocks pay a reward, and one round trip after another would
+        bound a backfill."""
         assert self.addresses is not None
-        out: list[UtxoRow] = []
+        ended: list[tuple[int, str]] = []  # (commit height, staking tx)
         proposals = {b.height: b for b in blocks}
         for b in blocks:
             if b.option != "commit":
                 continue
             proposal = proposals.get(b.height - 1)
             if proposal is not None:
-                ended = [staking_tx for staking_tx, _ in proposal.ended]
+                ended += [(b.height, staking_tx) for staking_tx, _ in proposal.ended]
             else:  # the proposal closed the previous batch
-                ended = await asyncio.to_thread(
+                before = await asyncio.to_thread(
                     primary_queries.ended_at, self.db, P_CHAIN_ID, b.height - 1
                 )
-            for staking_tx in ended:
-                staker = await asyncio.to_thread(_staker, self.db, staking_tx, blocks)
-                if staker is None:
-                    continue
-                for i, raw in enumerate(await self.source.reward_utxos(staking_tx)):
-                    kind = _reward_type(staker, i)
-                    out.append(reward_utxo(raw, self.addresses, kind, staker))
-        return out
+                ended += [(b.height, staking_tx) for staking_tx in before]
+        if not ended:
+            return []
+        stakers = await asyncio.to_thread(_stakers, self.db, [t for _, t in ended], blocks)
+        paid = [(h, s) for (h, _), s in zip(ended, stakers, strict=True) if s is not None]
+        answers = await asyncio.gather(*(self.source.reward_utxos(s.tx_id) for _, s in paid))
+        return [
+            (height, reward_utxo(raw, self.addresses, _reward_type(staker, i), staker))
+            for (height, staker), utxos in zip(paid, answers, strict=True)
+            for i, raw in enumerate(utxos)
+        ]
 
     async def _potential(self, blocks: Sequence[BlockRows]) -> dict[str, int]:
         """The potential rewards of the stakers this batch adds that are still current.
@@ -416,9 +424,9 @@ def _reward_type(staker: StakerRow, index: int) -> str:
     return "VALIDATOR" if index == 0 else "VALIDATOR_FEE"
 
 
-def _staker(db: Database, tx_id: str, blocks: Sequence[BlockRows]) -> StakerRow | None:
-    for b in blocks:
-        for s in b.stakers:
-            if s.tx_id == tx_id:
-                return s
-    return primary_queries.staker(db, P_CHAIN_ID, tx_id)
+def _stakers(
+    db: Database, tx_ids: Sequence[str], blocks: Sequence[BlockRows]
+) -> list[StakerRow | None]:
+    """Each staker by its tx id: from the batch's blocks, else from the store."""
+    batch = {s.tx_id: s for b in blocks for s in b.stakers}
+    return [batch.get(t) or primary_queries.staker(db, P_CHAIN_ID, t) for t in tx_ids]

@@ -106,18 +106,20 @@ def write_blocks(
     pchain: str,
     blocks: Sequence[BlockRows],
     next_index: int,
-    rewards: Sequence[UtxoRow] = (),
+    rewards: Sequence[tuple[int, UtxoRow]] = (),
     potential: Mapping[str, int] | None = None,
 ) -> None:
-    """Writes consecutive blocks, the reward UTXOs they paid and the stakers' latest potential
-    rewards, and moves the checkpoint past them, atomically."""
+    """Writes consecutive blocks, the reward UTXOs they paid (each with the height of the
+    commit block that paid it, one of `blocks`) and the stakers' potential rewards, and moves
+    the checkpoint past them, atomically."""
     if not blocks:
         return
+    times = {b.height: b.timestamp for b in blocks}
+    last = blocks[-1]
     with db.transaction() as w:
         _write_blocks(w, pchain, blocks)
-        last = blocks[-1]
-        _insert_utxos(w, pchain, [(u, last.height, last.timestamp) for u in rewards])
-        _write_documents(w, pchain, _touched(blocks) | {u.tx_id for u in rewards})
+        _insert_utxos(w, pchain, [(u, height, times[height]) for height, u in rewards])
+        _write_documents(w, pchain, _touched(blocks) | {u.tx_id for _, u in rewards})
         _write_potential(w, pchain, potential or {})
         w.execute(
             "INSERT INTO p_checkpoints (pchain, next_index, height, block_id, timestamp)"

@@ -20,7 +20,7 @@ from snowfield.store.primary_schema import (
     fill_staker_owners,
 )
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -382,6 +382,14 @@ TABLES: tuple[str, ...] = (
     *_ICM_ADDRESS_MESSAGES,
 )
 
+# The commit block that paid a reward UTXO (its tx id is the staking tx's).
+_PAID_BY = (
+    "SELECT {column} FROM p_stakers s"
+    " JOIN p_txs r ON r.pchain = s.pchain AND r.tx_id = s.ended_tx"
+    " JOIN p_blocks b ON b.pchain = r.pchain AND b.height = r.height + 1"
+    " WHERE s.pchain = p_utxos.pchain AND s.tx_id = p_utxos.tx_id"
+)
+
 # Statements that bring a store written by an older schema up to the next version; a new
 # store gets the current DDL above and never runs them.
 # A step is SQL, or a function of the open transaction where SQL cannot say it.
@@ -420,4 +428,11 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # stakers by owner.
     8: (*P_STAKING_TXS, P_STAKING_ROWS, P_STAKER_OWNERS, fill_staker_owners),
     9: (cluster_address_txs,),  # operation 5's address ranges, clustered on SQLite
+    # Reward UTXOs carried the height and time of their batch's last block, not of the commit
+    # block that paid them (the one after the proposal whose RewardValidatorTx ended the staker).
+    10: tuple(
+        f"UPDATE p_utxos SET {column} = ({_PAID_BY.format(column=source)})"
+        f" WHERE reward_type IS NOT NULL AND EXISTS ({_PAID_BY.format(column='b.height')})"
+        for column, source in (("block_timestamp", "b.timestamp"), ("block_height", "b.height"))
+    ),
 }
