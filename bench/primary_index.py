@@ -7,6 +7,8 @@ The chain: `--base-txs` BaseTxs and `--delegator-txs` AddPermissionlessDelegator
 Ceiling and indexer alternate for `--rounds` rounds (best of each), so drift on a noisy machine
 hits both alike. The indexer runs twice a round: extracting on the event loop, and in a worker
 process (a sync's choice from PROCESS_BACKLOG containers on; the default chain is that long).
+Each round also times extraction alone and the write alone, on containers fetched
+beforehand: neither can be slower than the whole sync, so each bounds it.
 Target: the indexer at >= 70% of the ceiling. Loopback only; bounded.
 
     python bench/primary_index.py [--rounds 3] [--base-txs 9600] [--delegator-txs 400]
@@ -26,8 +28,9 @@ from types import ModuleType
 
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.indexer.primary import MAX_RANGE, PlatformSource, PrimaryIndexer
-from snowfield.indexer.primary_extraction import PROCESS_BACKLOG
+from snowfield.indexer.primary_extraction import PROCESS_BACKLOG, InlineExtraction
 from snowfield.rpc.client import RpcClient
+from snowfield.store import primary
 from snowfield.store.database import Database
 
 TARGET = 0.70
@@ -112,6 +115,32 @@ async def ours(base: str, count: int, work: Path, process_backlog: int) -> float
     return count / elapsed
 
 
+async def stages(base: str, count: int, work: Path) -> tuple[float, float]:
+    """Containers/s of each of the sync's own stages alone, on containers fetched beforehand:
+    extraction (on the event loop) and the write of the rows, batch by batch, into a fresh
+    SQLite file. Each bounds the whole: the sync cannot run faster than its slowest stage."""
+    db = Database(str(work / f"stages-{time.monotonic_ns()}.db"))
+    db.migrate()
+    source = PlatformSource(base)
+    try:
+        indexer = PrimaryIndexer(db, source)
+        net = await indexer.prepare()
+        assert indexer.addresses is not None
+        batches = [await source.containers(i, BATCH) for i in range(0, count, BATCH)]
+        extraction = InlineExtraction(indexer.addresses)
+        started = time.perf_counter()
+        rows = [await extraction.blocks(batch) for batch in batches]
+        extract_s = time.perf_counter() - started
+        started = time.perf_counter()
+        for batch, blocks in zip(batches, rows, strict=True):
+            primary.write_blocks(db, net.pchain, blocks, batch[-1].index + 1)
+        write_s = time.perf_counter() - started
+    finally:
+        await source.aclose()
+        db.close()
+    return count / extract_s, count / write_s
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3)
@@ -124,11 +153,14 @@ def main() -> None:
         count = build_chain(pb, base, args.base_txs, args.delegator_txs)
         best_ceiling = 0.0
         best = dict.fromkeys(modes, 0.0)
+        alone = dict.fromkeys(("extraction", "write"), 0.0)
         for _ in range(args.rounds):
             best_ceiling = max(best_ceiling, asyncio.run(ceiling(base, count)))
             for mode, backlog in modes.items():
                 rate = asyncio.run(ours(base, count, Path(work), backlog))
                 best[mode] = max(best[mode], rate)
+            rates = asyncio.run(stages(base, count, Path(work)))
+            alone = {k: max(v, r) for (k, v), r in zip(alone.items(), rates, strict=True)}
     print(f"P-Chain containers: {count} (batches of {BATCH}); cores: {os.cpu_count()}")
     print(f"{'raw fetch ceiling':<34}{best_ceiling:>10,.0f} containers/s")
     for mode, rate in best.items():
@@ -137,6 +169,9 @@ def main() -> None:
         print(f"{f'snowfield, extracting on the {mode}':<34}{rate:>10,.0f} containers/s"
               f"  {ratio:.0%}{mark}")  # fmt: skip
     print(f"(a sync extracts in a worker process from {PROCESS_BACKLOG:,} containers on)")
+    print("each stage alone, on containers fetched beforehand (a bound on the whole):")
+    for stage, rate in alone.items():
+        print(f"  {stage:<32}{rate:>10,.0f} containers/s  {rate / best_ceiling:.0%}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,13 @@ from snowfield.store.schema import SCHEMA_VERSION, TABLES, UPGRADES, ddl_for
 
 Params = Sequence[Any]
 
+# WAL pages a commit may leave before it checkpoints them into the database file (SQLite's
+# default is 1,000). Each checkpoint syncs both files; the indexers' batches dirty hundreds of
+# pages each, so at the default most commits paid for one. At 10,000 pages (~40 MB of WAL),
+# writing a P-Chain backfill's batches took 1.15-1.3x less time, the final checkpoint included
+# (5,000 containers in batches of 256, three runs).
+WAL_CHECKPOINT_PAGES = 10_000
+
 
 class Cursor(Protocol):
     def execute(self, sql: str, params: Params = ...) -> Any: ...
@@ -99,6 +106,7 @@ class Database:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=30000")
         conn.execute("PRAGMA cache_size=-65536")
+        conn.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
         return conn
 
     def _open_postgres(self) -> Any:
