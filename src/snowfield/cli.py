@@ -175,8 +175,7 @@ async def _run_devnet(settings: NetworkSettings) -> None:
     _print_banner(node, settings)
     tasks = [asyncio.create_task(server.serve())]
     if settings.demo:
-        demo = asyncio.create_task(_demo(node, settings, server))
-        tasks += [demo, asyncio.create_task(_stop_on_exit(server, demo))]
+        tasks.append(asyncio.create_task(_demo(node, settings, server)))
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError):
         loop.add_signal_handler(signal.SIGTERM, lambda: setattr(server, "should_exit", True))
@@ -186,14 +185,6 @@ async def _run_devnet(settings: NetworkSettings) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await task
     _dump_state_file(node, settings.state_to_dump)
-
-
-async def _stop_on_exit(server: uvicorn.Server, demo: asyncio.Task[None]) -> None:
-    """Cancels the demo as soon as the server is asked to stop (Ctrl-C, SIGTERM), before it
-    closes its connections: a demo request cut by the shutdown is no failure to report."""
-    while not server.should_exit:
-        await asyncio.sleep(0.02)
-    demo.cancel()
 
 
 def _load_state_file(node: Any, path: Path | None) -> None:
