@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,7 +156,7 @@ class PlatformSource:
             raise
         return [decode_hex(str(u)) for u in got.get("utxos") or ()]
 
-    async def current(self, node_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+    async def current(self, node_ids: Collection[str]) -> dict[str, tuple[int, int]]:
         """Current stakers by staking tx id: (start time, potential reward); validators and,
         for the given nodes, their delegators (avalanchego lists those only when asked)."""
         params: dict[str, Any] = {"nodeIDs": sorted(set(node_ids))} if node_ids else {}
@@ -397,8 +397,8 @@ class PrimaryIndexer:
         added = {s.tx_id: s for b in blocks for s in b.stakers if s.kind in REWARDED}
         if not added:
             return {}
-        validators = sorted({s.node_id for s in added.values() if s.kind == "VALIDATOR"})
-        delegated = sorted({s.node_id for s in added.values() if s.kind == "DELEGATOR"})
+        validators = {s.node_id for s in added.values() if s.kind == "VALIDATOR"}
+        delegated = {s.node_id for s in added.values() if s.kind == "DELEGATOR"}
         # avalanchego lists a validator's delegators only when asked for that one node.
         questions = [self.source.current((n,)) for n in delegated]
         if validators:

@@ -430,9 +430,9 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     9: (cluster_address_txs,),  # operation 5's address ranges, clustered on SQLite
     # Reward UTXOs carried the height and time of their batch's last block, not of the commit
     # block that paid them (the one after the proposal whose RewardValidatorTx ended the staker).
-    10: tuple(
-        f"UPDATE p_utxos SET {column} = ({_PAID_BY.format(column=source)})"
-        f" WHERE reward_type IS NOT NULL AND EXISTS ({_PAID_BY.format(column='b.height')})"
-        for column, source in (("block_timestamp", "b.timestamp"), ("block_height", "b.height"))
+    10: (
+        f"UPDATE p_utxos SET block_height = ({_PAID_BY.format(column='b.height')}),"
+        f" block_timestamp = ({_PAID_BY.format(column='b.timestamp')})"
+        f" WHERE reward_type IS NOT NULL AND EXISTS ({_PAID_BY.format(column='1')})",
     ),
 }
