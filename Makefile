@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install up test check fmt bench contracts proto clean
+.PHONY: install up test check fmt docs bench contracts proto clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,9 @@ check: $(STAMP)  ## ruff, mypy, import-linter
 fmt: $(STAMP)
 	$(BIN)/ruff format src tests bench
 	$(BIN)/ruff check --fix src tests bench
+
+docs: $(STAMP)  ## regenerate docs/settings.md from the settings declared in src/snowfield/config/
+	$(BIN)/python -m snowfield.config > docs/settings.md
 
 bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run beside it
 	$(BIN)/python bench/devnet.py

@@ -9,41 +9,49 @@ import pytest
 import typer.core
 import typer.main
 
-from snowfield import cli
-from snowfield.config import SERVICES, SETTINGS, EvmChainSettings, NetworkSettings
+from snowfield.cli.main import app
+from snowfield.config import SERVICES, EvmChainSettings, NetworkSettings, settings_of
+from snowfield.config.docs import settings_doc
 from snowfield.testing import serve_devnet
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
+def test_the_settings_doc_is_generated_from_the_settings() -> None:
+    """docs/settings.md is what `python -m snowfield.config` writes: regenerate it (`make
+    docs`) after changing a setting."""
+    assert (DOCS / "settings.md").read_text() == settings_doc(SERVICES)
+
+
 @pytest.mark.parametrize("service", sorted(SERVICES))
-def test_every_setting_is_in_the_table_and_the_docs(service: str) -> None:
+def test_every_setting_is_in_the_docs(service: str) -> None:
     settings_type = SERVICES[service]
-    fields = {f.name for f in dataclasses.fields(settings_type)}
-    rows = [s for s in SETTINGS if s.service == service]
-    assert fields == {s.name.replace("-", "_") for s in rows}
     text = (DOCS / "settings.md").read_text()
     section = text.split(f"## `snowfield {service}`", 1)[1].split("\n## ", 1)[0]
     defaults = settings_type()
-    for setting in rows:
-        assert f"`{setting.flag}`" in section and f"`{setting.env}`" in section, setting.name
-        assert getattr(defaults, setting.name.replace("-", "_")) == setting.default, setting.name
+    for setting in settings_of(settings_type):
+        assert f"`{setting.flag}`" in section, setting.name
+        assert setting.env is None or f"`{setting.env}`" in section, setting.name
+        assert getattr(defaults, setting.name) == setting.default, setting.name
 
 
 @pytest.mark.parametrize("service", sorted(SERVICES))
 def test_every_cli_option_is_a_setting(service: str) -> None:
-    """The command's options are the SETTINGS rows: same flags, variables, defaults and help."""
-    command = typer.main.get_command(cli.app).commands[service]  # type: ignore[attr-defined]
+    """The command's options are its declared settings: same flags, variables, defaults, help
+    and bounds."""
+    command = typer.main.get_command(app).commands[service]  # type: ignore[attr-defined]
     options = {p.opts[0]: p for p in command.params if isinstance(p, typer.core.TyperOption)}
-    rows = {s.flag: s for s in SETTINGS if s.service == service}
+    rows = {s.flag: s for s in settings_of(SERVICES[service])}
     assert set(options) == set(rows)
     for flag, option in options.items():
         setting = rows[flag]
         assert (option.envvar, option.default, option.help) == (
             setting.env,
-            setting.default,
+            setting.default if not setting.repeatable else None,
             setting.help,
         ), flag
+        assert (option.min, option.max) == (setting.min, setting.max), flag
+        assert option.secondary_opts == ([f"--no-{flag[2:]}"] if setting.is_flag else []), flag
 
 
 def test_the_network_chains_come_from_the_network_settings() -> None:
@@ -59,8 +67,10 @@ def test_the_network_chains_come_from_the_network_settings() -> None:
 def test_environment_names_are_unambiguous() -> None:
     """Two settings share an environment variable only when they mean the same thing."""
     by_env: dict[str, set[object]] = {}
-    for s in SETTINGS:
-        by_env.setdefault(s.env, set()).add((s.name, repr(s.default)))
+    for settings_type in SERVICES.values():
+        for s in settings_of(settings_type):
+            if s.env is not None:
+                by_env.setdefault(s.env, set()).add((s.name, repr(s.default)))
     assert {env: v for env, v in by_env.items() if len(v) > 1} == {}
 
 

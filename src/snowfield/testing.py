@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from snowfield.cli import build_node, http_limits
+from snowfield.cli.compose import build_node, http_limits
 from snowfield.config import DevnetSettings
 from snowfield.node.app import create_node_app
 from snowfield.server import DEFAULT_LIMITS, ErrorRenderer, HttpLimits, plain_text, server_config

@@ -17,7 +17,7 @@ from snowfield.api.app import OPERATIONS, create_data_app
 from snowfield.api.gate import RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
-from snowfield.cli import data_api_error
+from snowfield.cli.compose import data_api_error
 from snowfield.store.database import Database
 from snowfield.store.rows import (
     BalanceRow,

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 from typer.testing import CliRunner
 
-from snowfield.cli import app
+from snowfield.cli.main import app
 from snowfield.store.database import Database
 from snowfield.testing import free_port
 from tests.api.conftest import CHAIN, TOKEN, ChainBuilder, add_chains, api_client, assert_error

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from snowfield.api.app import OPERATIONS
 from snowfield.api.metric_params import QUERY
 from snowfield.api.metrics import create_metrics_app
-from snowfield.cli import metrics_api_error
+from snowfield.cli.compose import metrics_api_error
 from snowfield.store.database import Database
 from snowfield.testing import serve_asgi
 from tests.api.conftest import CHAIN

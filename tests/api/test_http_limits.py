@@ -16,7 +16,7 @@ import pytest
 from snowfield.api.app import create_data_app
 from snowfield.api.gate import RatePolicy
 from snowfield.api.ratelimit import MemoryLimiter
-from snowfield.cli import data_api_error, http_limits
+from snowfield.cli.compose import data_api_error, http_limits
 from snowfield.config import ServeSettings
 from snowfield.store.database import Database
 from snowfield.testing import serve_asgi

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from snowfield.cli import build_node
+from snowfield.cli.compose import build_node
 from snowfield.config import NetworkSettings
 from snowfield.errors import InvalidParams
 

@@ -16,7 +16,7 @@ import pytest
 from websockets.sync.client import connect
 
 from snowfield.chains.evm.customgenesis import genesis_json
-from snowfield.cli import build_node
+from snowfield.cli.compose import build_node
 from snowfield.config import NetworkSettings
 from snowfield.errors import InvalidParams
 from snowfield.formats.hexcheck import encode_hex

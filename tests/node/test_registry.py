@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from snowfield.cli import build_node
+from snowfield.cli.compose import build_node
 from snowfield.config import EvmChainSettings, NetworkSettings
 from snowfield.formats.cb58 import decode_cb58
 from snowfield.formats.hexcheck import decode_hex

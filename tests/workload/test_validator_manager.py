@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from snowfield.aggregator.service import AggregatorService
-from snowfield.cli import demo_l1_genesis
+from snowfield.cli.up import demo_l1_genesis
 from snowfield.crypto import bls
 from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.formats.ids import ID, ShortID

@@ -1,0 +1,99 @@
+"""`snowfield serve`: the data API, the metrics API and the explorer over an indexed database."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import uvicorn
+
+from snowfield.cli.compose import (
+    data_api_error,
+    explorer_config,
+    http_limits,
+    metrics_api_error,
+    rate_limiter,
+)
+from snowfield.cli.options import settings_command
+from snowfield.cli.service import console, migrated, run_service
+from snowfield.config import ServeSettings
+from snowfield.server import server_config
+
+if TYPE_CHECKING:
+    from snowfield.store.database import Database
+
+
+@settings_command(ServeSettings)
+def serve(settings: ServeSettings) -> None:
+    """Serve the data API, the metrics API and the explorer over an indexed database.
+
+    The data API: chains, address history, transfers, NFTs, blocks, contracts, the primary
+    network, ICM messages and, with --node-url, Warp signature aggregation; API keys and rate
+    limits. The metrics API on --metrics-api-port, the explorer web page at / of the data API,
+    and the OpenAPI document of each at /openapi.json."""
+    run_service(settings, _run_serve)
+
+
+async def _run_serve(settings: ServeSettings) -> None:
+    from snowfield.aggregator.service import AggregatorService
+    from snowfield.api.app import create_data_app
+    from snowfield.api.gate import RatePolicy
+
+    db = await migrated(settings.db)
+    policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
+    signatures = AggregatorService(settings.node_url) if settings.node_url else None
+    app = create_data_app(
+        db,
+        policy=policy,
+        limiter=rate_limiter(settings),
+        explorer=explorer_config(settings),
+        signatures=signatures,
+    )
+    server = uvicorn.Server(
+        server_config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            limits=http_limits(settings),
+            render=data_api_error,
+        )
+    )
+    base = f"http://{settings.host}:{settings.port}"
+    console.print(f"Data API:  {base}/v1/chains   OpenAPI: {base}/openapi.json", soft_wrap=True)
+    console.print(f"Explorer:  {base}/", soft_wrap=True)
+    metrics = _metrics_server(db, settings)
+    try:
+        await _serve_together(server, metrics)
+    finally:
+        db.close()
+
+
+def _metrics_server(db: Database, settings: ServeSettings) -> uvicorn.Server:
+    from snowfield.api.metrics import create_metrics_app
+
+    # Its own limiter: each app closes its limiter when it stops.
+    app = create_metrics_app(
+        db, limiter=rate_limiter(settings), rate_per_minute=settings.metrics_rate
+    )
+    config = server_config(
+        app,
+        host=settings.host,
+        port=settings.metrics_api_port,
+        limits=http_limits(settings),
+        render=metrics_api_error,
+    )
+    base = f"http://{settings.host}:{settings.metrics_api_port}"
+    console.print(
+        f"Metrics:   {base}/v2/chains/total/metrics/txCount   OpenAPI: {base}/openapi.json",
+        soft_wrap=True,
+    )
+    return uvicorn.Server(config)
+
+
+async def _serve_together(*servers: uvicorn.Server) -> None:
+    """Runs the servers until one stops (a signal reaches one of them), then stops the rest."""
+    tasks = [asyncio.create_task(s.serve()) for s in servers]
+    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    for server in servers:
+        server.should_exit = True
+    await asyncio.gather(*tasks)
