@@ -1,18 +1,17 @@
 """Builders for tests and scripts: a real devnet served on 127.0.0.1 in a background thread,
-or as a separate process (for kill -9)."""
+or as a separate process (for kill -9). Ports (`ports`) and the programs from npm (`npm`:
+anvil, Node.js scripts with client libraries) have their own modules, re-exported here."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import os
-import random
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -29,6 +28,14 @@ from snowfield.node.app import create_node_app
 from snowfield.server import DEFAULT_LIMITS, ErrorRenderer, HttpLimits, plain_text, server_config
 from snowfield.store.database import Database
 from snowfield.supervisor import terminate
+from snowfield.testing.npm import ANVIL_DIR as ANVIL_DIR
+from snowfield.testing.npm import NPM_CLIENTS as NPM_CLIENTS
+from snowfield.testing.npm import anvil_binary as anvil_binary
+from snowfield.testing.npm import npm_package as npm_package
+from snowfield.testing.npm import run_node_script as run_node_script
+from snowfield.testing.npm import serve_anvil as serve_anvil
+from snowfield.testing.ports import free_port as free_port
+from snowfield.testing.ports import listening_socket as listening_socket
 
 PG_ENV = "SNOWFIELD_TEST_PG"
 ADDRESS_IN_USE = "address already in use"
@@ -37,46 +44,6 @@ DEV_KEYS = [
     bytes.fromhex("59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"),
     bytes.fromhex("5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"),
 ]
-
-
-def free_port() -> int:
-    """A loopback port free now, for a child process to bind. It is drawn from below the
-    kernel's ephemeral range: a port in that range can be taken, before the child binds it, by
-    any outgoing connection the kernel gives it to (CI saw it). In-process servers bind their
-    own socket instead (`listening_socket`)."""
-    low = _ephemeral_low()
-    for _ in range(64):
-        port = random.randrange(max(1024, low - 20_000), low)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _ephemeral_low() -> int:
-    """The first port of the kernel's ephemeral range (Linux's default where unreadable)."""
-    try:
-        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 32768
-
-
-def listening_socket(port: int = 0) -> socket.socket:
-    """A socket bound at 127.0.0.1 (a free port unless given), to hand to uvicorn, so no other
-    process can take the port between choosing it and serving on it."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-    except OSError:
-        sock.close()
-        raise
-    return sock
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,111 +253,6 @@ def index_node(
         return indexer
 
     return asyncio.run(go())
-
-
-ANVIL_DIR = Path(__file__).resolve().parents[2] / ".bench"
-ANVIL_PACKAGE = "@foundry-rs/anvil-linux-amd64"
-# Real client libraries the tests drive against the devnet, pinned to the versions the
-# reference notes were measured with (npm installs them under .bench/ on first use).
-NPM_CLIENTS = {
-    "viem": "viem@2",
-    "ethers": "ethers@6",
-    "@avalabs/avalanchejs": "@avalabs/avalanchejs@5.2.0",
-    "@avalanche-sdk/client": "@avalanche-sdk/client@0.1.1",
-    # Drives the system's Chromium (/usr/bin/chromium) for the explorer's tests; no browser
-    # download of its own.
-    "playwright-core": "playwright-core@1",
-}
-_npm_lock = threading.Lock()
-
-
-def npm_package(name: str, spec: str | None = None) -> Path:
-    """The folder of npm package `name` under .bench/node_modules, installed on first use."""
-    folder = ANVIL_DIR / "node_modules" / name
-    with _npm_lock:
-        if not (folder / "package.json").exists():
-            ANVIL_DIR.mkdir(exist_ok=True)
-            subprocess.run(
-                ["npm", "install", "--silent", "--no-audit", "--no-fund", spec or name],
-                cwd=ANVIL_DIR,
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
-    return folder
-
-
-def anvil_binary() -> Path:
-    """anvil from npm (a node no one here wrote), installed under .bench/ on first use."""
-    return npm_package(ANVIL_PACKAGE) / "bin" / "anvil"
-
-
-def run_node_script(
-    script: str, *args: str, packages: tuple[str, ...] = (), timeout: float = 120
-) -> str:
-    """Runs an ES-module JavaScript `script` with Node.js, with the named client libraries
-    (keys of NPM_CLIENTS) installed under .bench/ and importable; returns its stdout.
-
-    The script gets `args` as process.argv.slice(2); a non-zero exit raises with its stderr."""
-    for name in packages:
-        npm_package(name, NPM_CLIENTS.get(name))
-    with tempfile.NamedTemporaryFile("w", suffix=".mjs", dir=ANVIL_DIR, delete=False) as f:
-        f.write(script)
-    try:
-        done = subprocess.run(
-            ["node", f.name, *args],
-            cwd=ANVIL_DIR,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    finally:
-        os.unlink(f.name)
-    if done.returncode != 0:
-        # Node echoes the failing source line first; in a minified bundle it is one huge line.
-        lines = [
-            line if len(line) < 500 else line[:200] + " …" for line in done.stderr.splitlines()
-        ]
-        raise RuntimeError(f"node script failed ({done.returncode}):\n" + "\n".join(lines)[-4000:])
-    return done.stdout
-
-
-@contextlib.contextmanager
-def serve_anvil(*args: str) -> Iterator[str]:
-    """anvil on a free loopback port; yields its JSON-RPC URL. If another process took the port
-    before anvil bound it, anvil exits and starts again on a fresh one."""
-    for _ in range(3):
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        cmd = [str(anvil_binary()), "--port", str(port), "--host", "127.0.0.1", "--silent", *args]
-        # Its errors to a file, not a pipe: a pipe no one reads would stall a chatty anvil.
-        with tempfile.TemporaryFile() as err:
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
-            try:
-                if _wait_for_anvil(proc, url, err):
-                    yield url
-                    return
-            finally:
-                terminate(proc)
-    raise RuntimeError("anvil found no free port")
-
-
-def _wait_for_anvil(proc: subprocess.Popen[bytes], url: str, err: Any) -> bool:
-    """True once anvil answers; False if it exited because its port was taken."""
-    deadline = time.monotonic() + 30
-    body = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}
-    while True:
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.post(url, json=body, timeout=1).status_code == 200:
-                return True
-        if proc.poll() is not None:
-            err.seek(0)
-            text = err.read().decode(errors="replace")
-            if "in use" in text.lower():
-                return False
-            raise RuntimeError(f"anvil exited with {proc.returncode}: {text[-2000:]}")
-        if time.monotonic() > deadline:
-            raise RuntimeError("anvil did not start")
-        time.sleep(0.05)
 
 
 def custom_evm_chain(
