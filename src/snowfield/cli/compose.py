@@ -17,6 +17,7 @@ from snowfield.server import HttpLimits
 if TYPE_CHECKING:
     from snowfield.api.ratelimit import Limiter
     from snowfield.api.site import ExplorerConfig
+    from snowfield.store.database import Database
 
 
 def build_node(settings: NetworkSettings) -> Any:
@@ -89,4 +90,30 @@ def explorer_config(settings: ServeSettings) -> ExplorerConfig:
         metrics_api=settings.explorer_metrics_api,
         metrics_port=settings.metrics_api_port,
         api_key=settings.explorer_api_key,
+    )
+
+
+def data_app(db: Database, settings: ServeSettings) -> Any:
+    """The data API (with the explorer at /, and Warp aggregation when a node is named)."""
+    from snowfield.aggregator.service import AggregatorService
+    from snowfield.api.app import create_data_app
+    from snowfield.api.gate import RatePolicy
+
+    policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
+    signatures = AggregatorService(settings.node_url) if settings.node_url else None
+    return create_data_app(
+        db,
+        policy=policy,
+        limiter=rate_limiter(settings),
+        explorer=explorer_config(settings),
+        signatures=signatures,
+    )
+
+
+def metrics_app(db: Database, settings: ServeSettings) -> Any:
+    """The metrics API, with its own limiter: each app closes its limiter when it stops."""
+    from snowfield.api.metrics import create_metrics_app
+
+    return create_metrics_app(
+        db, limiter=rate_limiter(settings), rate_per_minute=settings.metrics_rate
     )

@@ -11,8 +11,8 @@ from snowfield.cli.service import console, fail, migrated_now
 
 keys = typer.Typer(
     no_args_is_help=True,
-    help="API keys of the data service.\n\nA key gives its holder a rate limit of its own and "
-    "may be limited to some chains; only its SHA-256 is stored.",
+    help="API keys of the data service.\n\nA key (sent in x-service-api-key) gives the keyed "
+    "rate limit or one of its own and may be limited to some chains; only its SHA-256 is stored.",
 )
 
 

@@ -9,10 +9,10 @@ import uvicorn
 
 from snowfield.cli.compose import (
     data_api_error,
-    explorer_config,
+    data_app,
     http_limits,
     metrics_api_error,
-    rate_limiter,
+    metrics_app,
 )
 from snowfield.cli.options import settings_command
 from snowfield.cli.service import console, migrated, run_service
@@ -35,23 +35,10 @@ def serve(settings: ServeSettings) -> None:
 
 
 async def _run_serve(settings: ServeSettings) -> None:
-    from snowfield.aggregator.service import AggregatorService
-    from snowfield.api.app import create_data_app
-    from snowfield.api.gate import RatePolicy
-
     db = await migrated(settings.db)
-    policy = RatePolicy(anonymous=settings.rate_anonymous, keyed=settings.rate_keyed)
-    signatures = AggregatorService(settings.node_url) if settings.node_url else None
-    app = create_data_app(
-        db,
-        policy=policy,
-        limiter=rate_limiter(settings),
-        explorer=explorer_config(settings),
-        signatures=signatures,
-    )
     server = uvicorn.Server(
         server_config(
-            app,
+            data_app(db, settings),
             host=settings.host,
             port=settings.port,
             limits=http_limits(settings),
@@ -69,14 +56,8 @@ async def _run_serve(settings: ServeSettings) -> None:
 
 
 def _metrics_server(db: Database, settings: ServeSettings) -> uvicorn.Server:
-    from snowfield.api.metrics import create_metrics_app
-
-    # Its own limiter: each app closes its limiter when it stops.
-    app = create_metrics_app(
-        db, limiter=rate_limiter(settings), rate_per_minute=settings.metrics_rate
-    )
     config = server_config(
-        app,
+        metrics_app(db, settings),
         host=settings.host,
         port=settings.metrics_api_port,
         limits=http_limits(settings),

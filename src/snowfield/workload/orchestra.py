@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 # Dev keys of the ICM traffic: the relayer `snowfield up` starts pays delivery gas with one,
 # the demo sends with the other (neither is used on the EVM chains by another demo).
 ICM_RELAYER_KEY, ICM_DEMO_KEY = 4, 5
+# How a demo that stopped on an error says so: what stopped, and why.
+Report = Callable[[str, Exception], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +77,6 @@ async def run_demos(network: DemoNetwork, stopping: Callable[[], bool]) -> None:
     finally:
         for task in side_tasks:
             task.cancel()
-
-
-Report = Callable[[str, Exception], None]
 
 
 def _say(line: str) -> None:
