@@ -30,6 +30,8 @@ NPM_CLIENTS = {
     # Drives the system's Chromium (/usr/bin/chromium) for the explorer's tests; no browser
     # download of its own.
     "playwright-core": "playwright-core@1",
+    # The official data client (data, metrics and webhooks APIs); tests/clients/chainkit.py.
+    "@avalanche-sdk/chainkit": "@avalanche-sdk/chainkit@0.3.13",
 }
 _npm_lock = threading.Lock()
 
