@@ -12,7 +12,7 @@ from snowfield.chains.evm.atomic import ATOMIC_GAS_LIMIT, AtomicContext, AtomicL
 from snowfield.chains.evm.atomic_fees import X2C_RATE, gas_used, required_fee
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
-from snowfield.chains.evm.journal import MemoryJournal
+from snowfield.chains.journal import MemoryJournal
 from snowfield.crypto.hashing import keccak
 from snowfield.crypto.secp256k1 import eth_address_of, public_key_of, sign_recoverable
 from snowfield.errors import Conflict, InvalidParams

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from snowfield.chains.evm import records
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
-from snowfield.chains.evm.journal import MemoryJournal
 from snowfield.chains.evm.model import Header, Log, Receipt
+from snowfield.chains.journal import MemoryJournal
 from tests.bytecode import STORE, deploy_code
 
 hashes = st.binary(min_size=32, max_size=32)

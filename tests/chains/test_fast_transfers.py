@@ -11,7 +11,7 @@ from web3 import Web3
 from snowfield.chains.evm import records
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
-from snowfield.chains.evm.journal import MemoryJournal
+from snowfield.chains.journal import MemoryJournal
 from snowfield.errors import SnowfieldError
 from tests.bytecode import STORE, deploy_code
 

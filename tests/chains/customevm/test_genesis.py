@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from snowfield.chains.evm.customgenesis import genesis_json, parse_genesis
-from snowfield.chains.evm.journal import MemoryJournal
 from snowfield.chains.evm.model import SubnetEvmHeader
 from snowfield.chains.evm.rules.subnetevm import SubnetEvmRules
+from snowfield.chains.journal import MemoryJournal
 from snowfield.errors import InvalidParams
 from snowfield.testing import custom_evm_chain
 from tests.chains.customevm.driver import ADDRS, Driver, hexaddr

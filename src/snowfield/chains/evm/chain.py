@@ -57,7 +57,6 @@ from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
 from snowfield.chains.evm.fees import SUGGESTED_TIP
 from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
 from snowfield.chains.evm.headers import executed_header
-from snowfield.chains.evm.journal import Journal
 from snowfield.chains.evm.limits import check_pool_sizes
 from snowfield.chains.evm.mempool import Mempool
 from snowfield.chains.evm.model import (
@@ -80,6 +79,7 @@ from snowfield.chains.evm.warp import (
     sent_message,
     verify_message,
 )
+from snowfield.chains.journal import Journal
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import Conflict, ExecutionReverted, InvalidParams, NotFound
 from snowfield.formats.ids import ID

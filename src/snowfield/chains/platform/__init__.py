@@ -21,7 +21,8 @@ No HTTP, SQL or threads: the node's services and runtime drive it. Public API (f
   `timestamp`, `last_accepted_id`, `stake_of(addresses)`, `reward_utxos(staker_tx_id)`, `blocks`.
 
 Modules: config (network parameters), gas + complexity (Etna fees), utxos + spend (ownership,
-signatures, flow), stakers, records, state, rewards, executor/ (one registration per tx type),
+locks, flow), stakers, records, state, rewards, executor/ (one registration per tx type),
 timeflow (time advance, L1 fee burn), staking_end (rewards), blocks (acceptance), genesis,
-queries, chain. Atomic memory shared with X and C lives in `snowfield.chains.atomic`.
+queries, chain. Atomic memory shared with X and C lives in `snowfield.chains.atomic`, and
+signature checks (secp256k1fx) in `snowfield.chains.secp256k1fx`.
 """
