@@ -19,7 +19,7 @@ from snowfield.chains.evm.model import (
 from snowfield.chains.evm.precompiles import registry
 from snowfield.chains.evm.precompiles.abi import checksummed
 from snowfield.chains.evm.precompiles.base import StatefulPrecompile
-from snowfield.chains.evm.precompiles.registry import ActivationContext, PrecompileConfig
+from snowfield.chains.evm.precompiles.module import ActivationContext, PrecompileConfig
 from snowfield.chains.evm.rules.base import EvmRules, HeaderFields, StorageView
 from snowfield.formats.warp.predicate import encode_results
 
