@@ -12,6 +12,7 @@ from snowfield.chains.evm import records
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.evm.model import Header, Log, Receipt
+from snowfield.chains.evm.rules.cchain import CChainRules
 from snowfield.chains.journal import MemoryJournal
 from tests.bytecode import STORE, deploy_code
 
@@ -77,7 +78,9 @@ def test_receipt(tx_type: int, status: int, cumulative: int, entries: tuple[Log,
 
 def test_journal_record() -> None:
     key = Account.from_key(b"\x01" * 32)
-    config = ChainConfig(alloc=(Allocation(bytes.fromhex(key.address[2:]), 10**20),))
+    config = ChainConfig(
+        alloc=(Allocation(bytes.fromhex(key.address[2:]), 10**20),), rules=CChainRules()
+    )
     chain = EvmChain(config, MemoryJournal())
     base = chain.next_base_fee()
     deploy = {"data": deploy_code(STORE), "gas": 200_000, "nonce": 0, "gasPrice": base}

@@ -11,6 +11,7 @@ from web3 import Web3
 from snowfield.chains.evm import records
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
+from snowfield.chains.evm.rules.cchain import CChainRules
 from snowfield.chains.journal import MemoryJournal
 from snowfield.errors import SnowfieldError
 from tests.bytecode import STORE, deploy_code
@@ -21,7 +22,8 @@ CONFIG = ChainConfig(
     alloc=(
         *(Allocation(bytes.fromhex(k.address[2:]), 10**18) for k in KEYS),
         Allocation(bytes.fromhex(EMPTY[2:]), 0),
-    )
+    ),
+    rules=CChainRules(),
 )
 TARGETS = [k.address for k in KEYS] + [EMPTY, "0x" + "55" * 20, "0x" + "66" * 20]
 

@@ -54,8 +54,8 @@ from snowfield.chains.evm.execution.state import (
 from snowfield.chains.evm.execution.tracing import Tracer, TxStart
 from snowfield.chains.evm.execution.transactions import decode_tx, intrinsic_gas
 from snowfield.chains.evm.execution.transfers import NeedsEvm, TransferBuilder
-from snowfield.chains.evm.fees import SUGGESTED_TIP
-from snowfield.chains.evm.genesis import BLACKHOLE, ChainConfig
+from snowfield.chains.evm.fees import BLACKHOLE, SUGGESTED_TIP
+from snowfield.chains.evm.genesis import ChainConfig
 from snowfield.chains.evm.headers import executed_header
 from snowfield.chains.evm.limits import check_pool_sizes
 from snowfield.chains.evm.mempool import Mempool
@@ -149,7 +149,7 @@ class EvmChain:
         self.snow = snow if snow is not None else SnowContext()
         # Unsigned Warp messages sent by accepted blocks, by message id (rebuilt on replay).
         self._warp_messages: dict[bytes, bytes] = {}
-        self.rules = config.rule_set
+        self.rules = config.rules
         # The C-Chain's atomic txs (None on chains without them): pool, batches, accepted.
         self.atomic = atomic
         self.call_limits = call_limits
