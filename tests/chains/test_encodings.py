@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from snowfield.chains.evm import records
 from snowfield.chains.evm.chain import EvmChain
+from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.evm.model import Header, Log, Receipt
 from snowfield.chains.evm.rules.cchain import CChainRules
@@ -87,13 +88,13 @@ def test_journal_record() -> None:
     send = {"to": "0x" + "55" * 20, "value": 5, "gas": 21_000, "nonce": 1, "gasPrice": base}
     for fields in (deploy, send):
         signed = Account.sign_transaction({**fields, "chainId": 43112}, key.key)
-        chain.submit(bytes(signed.raw_transaction))
+        chain.submit_decoded(decode_tx(bytes(signed.raw_transaction)))
     chain.mine()
     again = {**send, "nonce": 2, "chainId": 43112}
-    chain.submit(bytes(Account.sign_transaction(again, key.key).raw_transaction))
+    chain.submit_decoded(decode_tx(bytes(Account.sign_transaction(again, key.key).raw_transaction)))
     chain.mine()  # a block of transfers only: built on the account trie directly
     for record in chain.journal.records():
-        block, writes = records.decode(record, 43112)
+        block, writes = records.decode_any(record, 43112)
         generic = rlp.encode(
             [
                 1,

@@ -18,11 +18,10 @@ from snowfield.chains.evm.execution.call import CallArgs, CallLimits
 from snowfield.chains.evm.execution.edits import AccountEdit
 from snowfield.chains.evm.execution.state import StateReader, StateStore
 from snowfield.chains.evm.execution.tracing import Tracer
-from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.fees import SUGGESTED_TIP
 from snowfield.chains.evm.genesis import ChainConfig
 from snowfield.chains.evm.history import ChainHistory, TxLocation
-from snowfield.chains.evm.model import Block, Tx
+from snowfield.chains.evm.model import Block
 from snowfield.chains.evm.production import BlockListener, BlockParams, BlockProducer
 from snowfield.chains.evm.simulation import SimBlock, SimOptions, SimulatedBlock
 from snowfield.chains.evm.warp import SnowContext
@@ -125,10 +124,6 @@ class EvmChain:
         return self.history.warp_message(message_id)
 
     # -- production --------------------------------------------------------------------
-
-    def submit(self, raw: bytes) -> Tx:
-        """Validates a signed transaction and adds it to the mempool (as geth's pool would)."""
-        return self.submit_decoded(decode_tx(raw))
 
     def pending_nonce(self, address: bytes) -> int:
         return self.producer.pending_nonce(address)

@@ -80,11 +80,6 @@ def encode(block: Block, writes: dict[bytes, bytes], header_rlp: bytes | None = 
     )
 
 
-def decode(record: bytes, chain_id: int) -> tuple[Block, dict[bytes, bytes]]:
-    """Rebuilds a block and the state writes it made from its journal record."""
-    return _block(rlp.decode(record))
-
-
 def _block(items: Any, header_type: type[Header] = Header) -> tuple[Block, dict[bytes, bytes]]:
     from snowfield.chains.evm.model import encode_block
 
