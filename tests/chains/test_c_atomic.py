@@ -12,7 +12,8 @@ from snowfield.chains.evm.atomic import ATOMIC_GAS_LIMIT, AtomicContext, AtomicL
 from snowfield.chains.evm.atomic_fees import X2C_RATE, gas_used, required_fee
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
-from snowfield.chains.evm.journal import MemoryJournal
+from snowfield.chains.evm.rules.cchain import CChainRules
+from snowfield.chains.journal import MemoryJournal
 from snowfield.crypto.hashing import keccak
 from snowfield.crypto.secp256k1 import eth_address_of, public_key_of, sign_recoverable
 from snowfield.errors import Conflict, InvalidParams
@@ -72,7 +73,7 @@ def export_of(amount: int, nonce: int, burn: int = 100_000) -> AtomicTx:
 
 def make_chain(memory: SharedMemory, journal: MemoryJournal) -> EvmChain:
     context = AtomicContext(NETWORK, C, AVAX, frozenset({P_CHAIN_ID}))
-    config = ChainConfig(alloc=(Allocation(ETH, FUNDED),))
+    config = ChainConfig(alloc=(Allocation(ETH, FUNDED),), rules=CChainRules())
     ledger = AtomicLedger(context, memory)
     return EvmChain(config, journal, genesis_time=1_700_000_000, atomic=ledger)
 

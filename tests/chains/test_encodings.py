@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from snowfield.chains.evm import records
 from snowfield.chains.evm.chain import EvmChain
+from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
-from snowfield.chains.evm.journal import MemoryJournal
 from snowfield.chains.evm.model import Header, Log, Receipt
+from snowfield.chains.evm.rules.cchain import CChainRules
+from snowfield.chains.journal import MemoryJournal
 from tests.bytecode import STORE, deploy_code
 
 hashes = st.binary(min_size=32, max_size=32)
@@ -77,20 +79,22 @@ def test_receipt(tx_type: int, status: int, cumulative: int, entries: tuple[Log,
 
 def test_journal_record() -> None:
     key = Account.from_key(b"\x01" * 32)
-    config = ChainConfig(alloc=(Allocation(bytes.fromhex(key.address[2:]), 10**20),))
+    config = ChainConfig(
+        alloc=(Allocation(bytes.fromhex(key.address[2:]), 10**20),), rules=CChainRules()
+    )
     chain = EvmChain(config, MemoryJournal())
     base = chain.next_base_fee()
     deploy = {"data": deploy_code(STORE), "gas": 200_000, "nonce": 0, "gasPrice": base}
     send = {"to": "0x" + "55" * 20, "value": 5, "gas": 21_000, "nonce": 1, "gasPrice": base}
     for fields in (deploy, send):
         signed = Account.sign_transaction({**fields, "chainId": 43112}, key.key)
-        chain.submit(bytes(signed.raw_transaction))
+        chain.submit_decoded(decode_tx(bytes(signed.raw_transaction)))
     chain.mine()
     again = {**send, "nonce": 2, "chainId": 43112}
-    chain.submit(bytes(Account.sign_transaction(again, key.key).raw_transaction))
+    chain.submit_decoded(decode_tx(bytes(Account.sign_transaction(again, key.key).raw_transaction)))
     chain.mine()  # a block of transfers only: built on the account trie directly
     for record in chain.journal.records():
-        block, writes = records.decode(record, 43112)
+        block, writes = records.decode_any(record, 43112)
         generic = rlp.encode(
             [
                 1,

@@ -10,8 +10,10 @@ from web3 import Web3
 
 from snowfield.chains.evm import records
 from snowfield.chains.evm.chain import EvmChain
+from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
-from snowfield.chains.evm.journal import MemoryJournal
+from snowfield.chains.evm.rules.cchain import CChainRules
+from snowfield.chains.journal import MemoryJournal
 from snowfield.errors import SnowfieldError
 from tests.bytecode import STORE, deploy_code
 
@@ -21,7 +23,8 @@ CONFIG = ChainConfig(
     alloc=(
         *(Allocation(bytes.fromhex(k.address[2:]), 10**18) for k in KEYS),
         Allocation(bytes.fromhex(EMPTY[2:]), 0),
-    )
+    ),
+    rules=CChainRules(),
 )
 TARGETS = [k.address for k in KEYS] + [EMPTY, "0x" + "55" * 20, "0x" + "66" * 20]
 
@@ -68,7 +71,7 @@ def test_fast_path_equals_full_execution(specs: list[tuple[int, int, int, int, i
         outcomes = []
         for chain, nonce in zip(chains, nonces, strict=True):
             try:
-                chain.submit(_sign(chain, nonce, spec))
+                chain.submit_decoded(decode_tx(_sign(chain, nonce, spec)))
                 nonce[spec[0]] += 1
                 outcomes.append("ok")
             except SnowfieldError as exc:
@@ -87,7 +90,9 @@ def test_fast_path_equals_full_execution(specs: list[tuple[int, int, int, int, i
 
 
 def _journaled_writes(chain: EvmChain) -> list[list[tuple[bytes, bytes]]]:
-    return [list(records.decode(record, 43112)[1].items()) for record in chain.journal.records()]
+    return [
+        list(records.decode_any(record, 43112)[1].items()) for record in chain.journal.records()
+    ]
 
 
 def test_transfer_to_a_contract_runs_its_code() -> None:
@@ -101,7 +106,9 @@ def test_transfer_to_a_contract_runs_its_code() -> None:
         "chainId": 43112,
         "gasPrice": base,
     }
-    chain.submit(bytes(Account.sign_transaction(deploy, key.key).raw_transaction))
+    chain.submit_decoded(
+        decode_tx(bytes(Account.sign_transaction(deploy, key.key).raw_transaction))
+    )
     address = chain.mine().receipts[0].contract_address  # type: ignore[union-attr]
     assert address is not None
     call = {
@@ -112,6 +119,6 @@ def test_transfer_to_a_contract_runs_its_code() -> None:
         "chainId": 43112,
         "gasPrice": base,
     }
-    chain.submit(bytes(Account.sign_transaction(call, key.key).raw_transaction))
+    chain.submit_decoded(decode_tx(bytes(Account.sign_transaction(call, key.key).raw_transaction)))
     receipt = chain.mine().receipts[0]  # type: ignore[union-attr]
     assert receipt.status == 1 and len(receipt.logs) == 1 and receipt.gas_used > 21000

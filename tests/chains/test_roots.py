@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trie import HexaryTrie
 
-from snowfield.chains.evm.execution.roots import EMPTY_ROOT, ordered_root, trie_root
+from snowfield.chains.evm.execution.roots import EMPTY_ROOT, ordered_root
 
 
 def reference(mapping: dict[bytes, bytes]) -> bytes:
@@ -21,16 +21,6 @@ def reference(mapping: dict[bytes, bytes]) -> bytes:
 @given(st.lists(st.binary(min_size=1, max_size=120), max_size=300))
 def test_ordered_root(items: list[bytes]) -> None:
     assert ordered_root(items) == reference({rlp.encode(i): v for i, v in enumerate(items)})
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.dictionaries(
-        st.binary(min_size=1, max_size=6), st.binary(min_size=1, max_size=40), max_size=40
-    )
-)
-def test_general_root_with_prefix_keys(mapping: dict[bytes, bytes]) -> None:
-    assert trie_root(mapping) == reference(mapping)
 
 
 def test_empty() -> None:

@@ -168,7 +168,7 @@ def test_messages_each_way_with_fee_receipt_and_retry(
 
 def test_the_node_allows_the_messengers_keyless_deployment() -> None:
     """The EVM chains accept the messenger's unprotected creation tx (its hash is pinned there)."""
-    from snowfield.chains.evm.chain import ALLOWED_UNPROTECTED_TX_HASHES
+    from snowfield.chains.evm.admission import ALLOWED_UNPROTECTED_TX_HASHES
     from snowfield.crypto.hashing import keccak
     from snowfield.workload.icm import KEYLESS
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import rlp
 
-from snowfield.chains.evm.journal import Journal
+from snowfield.chains.journal import Journal
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID
 from snowfield.formats.rlp import encode as rlp_encode

@@ -13,6 +13,7 @@ from snowfield.chains.evm.atomic import AtomicLedger
 from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.execution.call import CallLimits
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
+from snowfield.chains.evm.rules.cchain import CChainRules
 from snowfield.chains.evm.warp import SnowContext
 from snowfield.config import EvmChainSettings
 from snowfield.node.block_ids import BlockIds
@@ -78,6 +79,7 @@ def host_evm_chain(
         alias=label,
         client_version=hosting.client_version,
         alloc=hosting.alloc,
+        rules=CChainRules(),
     )
     if hosting.genesis is not None:
         config = dataclasses.replace(

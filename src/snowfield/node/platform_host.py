@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
-from snowfield.chains.evm.journal import Journal
+from snowfield.chains.journal import Journal
 from snowfield.chains.platform.chain import PlatformChain, Uptime
 from snowfield.chains.platform.genesis import GenesisChain, LocalStaker, local_config
 from snowfield.chains.platform.records import Blockchain

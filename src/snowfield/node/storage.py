@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from snowfield.chains.evm.journal import Journal, MemoryJournal
+from snowfield.chains.journal import Journal, MemoryJournal
 from snowfield.errors import InvalidParams
 from snowfield.node.journal_file import FileJournal
 from snowfield.node.registry import chain_dir

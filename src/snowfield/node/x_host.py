@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from snowfield.chains.atomic import SharedMemory
-from snowfield.chains.evm.journal import Journal
 from snowfield.chains.exchange.chain import BLOCK, VERTEX, Accepted, ExchangeChain
 from snowfield.chains.exchange.genesis import genesis_state
 from snowfield.chains.exchange.state import ExchangeConfig
+from snowfield.chains.journal import Journal
 from snowfield.crypto.staking import StakingIdentity
 from snowfield.errors import InvalidParams
 from snowfield.formats.exchange.txs import Tx

@@ -265,7 +265,7 @@ def custom_evm_chain(
     memory journal unless one is given; `clock` defaults to the genesis time, standing still."""
     from snowfield.chains.evm.chain import EvmChain
     from snowfield.chains.evm.customgenesis import parse_genesis
-    from snowfield.chains.evm.journal import MemoryJournal
+    from snowfield.chains.journal import MemoryJournal
 
     parsed = parse_genesis(genesis)
     start = float(parsed.timestamp)
@@ -335,7 +335,7 @@ def serve_devnet_with_custom_evm(
     register it here directly."""
     from snowfield.chains.evm.chain import EvmChain
     from snowfield.chains.evm.customgenesis import parse_genesis
-    from snowfield.chains.evm.journal import MemoryJournal
+    from snowfield.chains.journal import MemoryJournal
     from snowfield.config import EvmChainSettings
     from snowfield.crypto.hashing import sha256
     from snowfield.formats.cb58 import encode_cb58

@@ -8,6 +8,7 @@ from eth_account import Account
 
 from snowfield.chains.evm.customgenesis import genesis_json
 from snowfield.chains.evm.execution.call import CallArgs
+from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.feeconfig import FeeConfig
 from snowfield.chains.evm.model import Receipt
 from snowfield.crypto.hashing import keccak
@@ -66,7 +67,7 @@ class Driver:
     def send(
         self, who: int, to: bytes | None, data: bytes = b"", value: int = 0, gas: int = 300_000
     ) -> Receipt:
-        tx = self.chain.submit(self.sign(who, to, data, value, gas))
+        tx = self.chain.submit_decoded(decode_tx(self.sign(who, to, data, value, gas)))
         self.nonces[who] += 1
         self.now += 1
         block = self.chain.mine(timestamp=self.now)

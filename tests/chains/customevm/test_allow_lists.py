@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from snowfield.chains.evm.execution.call import CallArgs
+from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.precompiles.abi import checksummed
 from snowfield.errors import InvalidParams
 from tests.bytecode import STORE, deploy_code
@@ -45,7 +46,7 @@ def test_genesis_roles_read_back_and_the_precompile_has_code_01(tx_list: Driver)
 
 def test_a_sender_without_a_role_is_refused_by_the_pool(tx_list: Driver) -> None:
     with pytest.raises(InvalidParams) as refused:
-        tx_list.chain.submit(tx_list.sign(3, ADDRS[0], value=1))
+        tx_list.chain.submit_decoded(decode_tx(tx_list.sign(3, ADDRS[0], value=1)))
     assert str(refused.value) == (
         f"cannot issue transaction from non-allow listed address: {checksummed(ADDRS[3])}"
     )

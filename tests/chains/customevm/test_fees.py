@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snowfield.chains.evm.customgenesis import genesis_json
+from snowfield.chains.evm.execution.transactions import decode_tx
 from snowfield.chains.evm.feeconfig import FeeConfig
 from snowfield.chains.evm.model import SubnetEvmHeader
 from snowfield.crypto.hashing import keccak
@@ -126,7 +127,9 @@ def _drive(plan: list[tuple[int, int]]) -> list[int]:
         tip = -(-2 * want_cost * want_fee // (21_000 * count)) + 1
         for i in range(count):
             sender = i % len(KEYS)
-            chain.submit(_transfer(KEYS[sender], nonces[sender], tip, want_fee * 3 + tip))
+            chain.submit_decoded(
+                decode_tx(_transfer(KEYS[sender], nonces[sender], tip, want_fee * 3 + tip))
+            )
             nonces[sender] += 1
         block = chain.mine(timestamp=now)
         assert block is not None and len(block.txs) == count
@@ -147,11 +150,11 @@ def test_a_block_whose_tips_miss_the_block_gas_cost_waits_until_the_cost_has_fal
         99_999, {bytes.fromhex(KEYS[0].address[2:]): 10**24}, fee=FEE, timestamp=GENESIS_TIME
     )
     chain = custom_evm_chain(genesis)
-    chain.submit(_transfer(KEYS[0], 0, 10**9, 10**12))
+    chain.submit_decoded(decode_tx(_transfer(KEYS[0], 0, 10**9, 10**12)))
     first = chain.mine(timestamp=GENESIS_TIME + 2)  # block 1: cost 0 + 200k*(2-2) = 0
     assert first is not None and first.header.block_gas_cost == 0
     # One second later the cost is 200,000 gas: a 1 gwei tip on 21,000 gas buys 840.
-    chain.submit(_transfer(KEYS[0], 1, 10**9, 10**12))
+    chain.submit_decoded(decode_tx(_transfer(KEYS[0], 1, 10**9, 10**12)))
     assert chain.mine(timestamp=GENESIS_TIME + 3) is None
     assert len(chain.mempool) == 1 and chain.head.number == 1
     # At the target rate the cost is back to 0 and the same transaction is included.

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from snowfield.chains.evm.customgenesis import genesis_json, parse_genesis
-from snowfield.chains.evm.journal import MemoryJournal
 from snowfield.chains.evm.model import SubnetEvmHeader
 from snowfield.chains.evm.rules.subnetevm import SubnetEvmRules
+from snowfield.chains.journal import MemoryJournal
 from snowfield.errors import InvalidParams
 from snowfield.testing import custom_evm_chain
 from tests.chains.customevm.driver import ADDRS, Driver, hexaddr
@@ -85,7 +85,7 @@ def test_the_genesis_builds_the_chain_it_describes() -> None:
 )
 def test_a_bad_genesis_is_refused_with_its_reason(genesis: bytes, reason: str | None) -> None:
     if reason is None:
-        assert parse_genesis(genesis).config.rule_set.precompiles(0) == {}
+        assert parse_genesis(genesis).config.rules.precompiles(0) == {}
         return
     with pytest.raises(InvalidParams, match=reason.replace("(", r"\(").replace(")", r"\)")):
         parse_genesis(genesis)

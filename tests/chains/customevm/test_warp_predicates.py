@@ -140,7 +140,7 @@ def test_warp_config_is_checked_as_subnet_evm_does() -> None:
         with pytest.raises(InvalidParams, match=error.replace("(", r"\(").replace(")", r"\)")):
             parse_genesis(genesis)
     ok = genesis_json(1, {}, precompiles={"warpConfig": {"blockTimestamp": 0}})
-    rules = parse_genesis(ok).config.rule_set
+    rules = parse_genesis(ok).config.rules
     assert rules.warp_config(0) == WarpConfig(67, False)
     # eth_getChainConfig shows every field of the config, as subnet-evm's JSON does.
     assert rules.chain_config_json(parse_genesis(ok).config)["warpConfig"] == {

@@ -77,7 +77,7 @@ def _scenario(chain: PlatformChain) -> None:
     export = wallet.build(lambda base: ExportTx(base, x_chain, (exported,)), AVAX)
     chain.issue(export.encode())
     chain.build_block(START + 5 + DAY)
-    chain.mark_stopped(NODE)
+    chain.observed_uptime = lambda node: (0.0, False) if node == NODE else (100.0, True)
     chain.build_block(START + 3 * DAY)
 
 

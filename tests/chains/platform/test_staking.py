@@ -158,7 +158,7 @@ def test_a_stopped_validator_gets_its_stake_back_but_no_reward() -> None:
     add = _validator_tx(chain, end)
     chain.issue(add.encode())
     chain.build_block(START)
-    chain.mark_stopped(NODE)
+    chain.observed_uptime = lambda node: (0.0, False) if node == NODE else (100.0, True)
     before = chain.balance([address(EWOQ_KEY)]).unlocked
     blocks = chain.build_block(end)
     assert [type(b.block).__name__ for b in blocks][-1] == "BanffAbortBlock"

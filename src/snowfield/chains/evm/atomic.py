@@ -18,7 +18,7 @@ from enum import StrEnum
 
 from snowfield.chains.atomic import AtomicElement, AtomicRequests, SharedMemory
 from snowfield.chains.evm.atomic_fees import X2C_RATE, gas_used, required_fee
-from snowfield.chains.platform.spend import Signers, verify_owner
+from snowfield.chains.secp256k1fx import Signers, verify_owner
 from snowfield.crypto.secp256k1 import eth_address_of, recover_public_key
 from snowfield.errors import Conflict, InvalidParams
 from snowfield.formats.atomic.extdata import decode_batch, encode_batch

@@ -10,7 +10,7 @@ from typing import Any
 from snowfield.chains.evm.feeconfig import FeeConfig
 from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.evm.precompiles import registry
-from snowfield.chains.evm.precompiles.registry import PrecompileConfig
+from snowfield.chains.evm.precompiles.module import PrecompileConfig
 from snowfield.chains.evm.rules.subnetevm import SubnetEvmRules
 from snowfield.errors import InvalidParams
 

@@ -1,8 +1,10 @@
-"""Dynamic fees: the next block's base fee and the suggested priority fee."""
+"""Dynamic fees: the next block's base fee, the suggested priority fee, where burned fees go."""
 
 from __future__ import annotations
 
 GWEI = 10**9
+# The C-Chain sends fees to this "blackhole" address: they are burned, not paid to a miner.
+BLACKHOLE = bytes.fromhex("0100000000000000000000000000000000000000")
 # The C-Chain's post-Etna floor is 1 nAVAX (1 gwei); the devnet keeps it.
 MIN_BASE_FEE = 1 * GWEI
 SUGGESTED_TIP = 1 * GWEI

@@ -7,10 +7,6 @@ from typing import Any
 
 from snowfield.chains.evm.fees import MIN_BASE_FEE
 from snowfield.chains.evm.rules.base import EvmRules
-from snowfield.chains.evm.rules.cchain import CChainRules
-
-# The C-Chain sends fees to this "blackhole" address: they are burned, not paid to a miner.
-BLACKHOLE = bytes.fromhex("0100000000000000000000000000000000000000")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,14 +27,9 @@ class ChainConfig:
     alias: str = "C"
     client_version: str = "snowfield/v0.1.0"
     alloc: tuple[Allocation, ...] = field(default=())
-
-    # The rule set (None: the C-Chain's, with `min_base_fee` as its floor).
-    rules: EvmRules | None = None
-
-    @property
-    def rule_set(self) -> EvmRules:
-        return self.rules if self.rules is not None else CChainRules(self.min_base_fee)
+    # The rule set, as py-evm's chain picks its VM class: chosen by whoever builds the chain.
+    rules: EvmRules = field(kw_only=True)
 
     def as_json(self) -> dict[str, Any]:
         """eth_getChainConfig, as the chain's rule set shapes it."""
-        return self.rule_set.chain_config_json(self)
+        return self.rules.chain_config_json(self.chain_id)

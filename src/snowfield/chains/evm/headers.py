@@ -8,9 +8,6 @@ from snowfield.chains.evm.execution.roots import ordered_root
 from snowfield.chains.evm.execution.state import BlockEnv
 from snowfield.chains.evm.model import Header, Receipt, Tx
 from snowfield.chains.evm.rules.base import EvmRules, HeaderFields
-from snowfield.chains.evm.rules.cchain import CChainRules
-
-_C_CHAIN = CChainRules()
 
 
 def executed_header(
@@ -21,7 +18,7 @@ def executed_header(
     txs: Sequence[Tx],
     receipts: Sequence[Receipt],
     gas_used: int,
-    rules: EvmRules = _C_CHAIN,
+    rules: EvmRules,
     predicate_results: bytes | None = None,
 ) -> Header:
     """The header of `txs` run in `env` on top of `parent` (whose hash is `parent_hash`),

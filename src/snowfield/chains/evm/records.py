@@ -9,7 +9,7 @@ from typing import Any
 import rlp
 
 from snowfield.chains.evm.execution.transactions import decode_unchecked
-from snowfield.chains.evm.model import Block, Header, Log, Receipt, Tx
+from snowfield.chains.evm.model import Block, Header, Log, Receipt, Tx, encode_block
 from snowfield.crypto.hashing import keccak
 from snowfield.formats.rlp import encode as rlp_encode
 from snowfield.formats.rlp import encode_bytes, encode_list_of_encoded
@@ -80,14 +80,7 @@ def encode(block: Block, writes: dict[bytes, bytes], header_rlp: bytes | None = 
     )
 
 
-def decode(record: bytes, chain_id: int) -> tuple[Block, dict[bytes, bytes]]:
-    """Rebuilds a block and the state writes it made from its journal record."""
-    return _block(rlp.decode(record))
-
-
 def _block(items: Any, header_type: type[Header] = Header) -> tuple[Block, dict[bytes, bytes]]:
-    from snowfield.chains.evm.model import encode_block
-
     header = header_type.decode(bytes(items[1]))
     txs = tuple(
         decode_unchecked(bytes(raw), bytes(sender))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from snowfield.chains.evm.environment import BlockEnvs
 from snowfield.chains.evm.execution.call import UNCAPPED_GAS, CallArgs
 from snowfield.chains.evm.execution.overrides import (
     NO_BLOCK_OVERRIDES,
@@ -25,12 +25,10 @@ from snowfield.chains.evm.execution.simulate import (
 from snowfield.chains.evm.execution.state import BlockBuilder, BlockEnv, StateStore
 from snowfield.chains.evm.headers import executed_header
 from snowfield.chains.evm.model import Block, Header, Receipt, Tx, encode_block
+from snowfield.chains.evm.view import ChainView
 from snowfield.crypto.hashing import keccak
 from snowfield.errors import SimulationError
 from snowfield.formats.rlp import encode as rlp_encode
-
-if TYPE_CHECKING:
-    from snowfield.chains.evm.chain import EvmChain
 
 MAX_BLOCKS = 256
 TIMESTAMP_INCREMENT = 12
@@ -90,15 +88,18 @@ def sanitize(blocks: Sequence[SimBlock], base: Header) -> list[SimBlock]:
 class Simulator:
     """Runs sanitized blocks one after another on a scratch copy of the base block's state."""
 
-    def __init__(self, chain: EvmChain, base: Block, options: SimOptions) -> None:
-        self.chain = chain
+    def __init__(
+        self, view: ChainView, envs: BlockEnvs, base: Block, options: SimOptions, gas_cap: int
+    ) -> None:
+        self.view = view
+        self.envs = envs
         self.options = options
-        self.store: StateStore = chain.store.scratch()
+        self.store: StateStore = view.store.scratch()
         self.parent = base
-        self.root = chain.root_of(base)  # the parent's state: cheat codes may have edited it
+        self.root = view.root_of(base)  # the parent's state: cheat codes may have edited it
         self.hashes: list[bytes] = []  # simulated blocks, oldest first, for BLOCKHASH
         self.base_number = base.number
-        self.budget = chain.call_limits.gas_cap or UNCAPPED_GAS
+        self.budget = gas_cap or UNCAPPED_GAS
 
     def run(self, blocks: Sequence[SimBlock]) -> list[SimulatedBlock]:
         return [self._block(spec) for spec in sanitize(blocks, self.parent.header)]
@@ -130,10 +131,10 @@ class Simulator:
         parent = self.parent.header
         base_fee = overrides.base_fee
         assert overrides.number is not None and overrides.time is not None  # sanitized
-        rules = self.chain.rules
+        rules = self.envs.rules
         if base_fee is None:
             # As geth: without validation no base fee is charged (a call may pay nothing).
-            fee = rules.next_base_fee(parent, overrides.time, self.chain.store.reader(self.root))
+            fee = rules.next_base_fee(parent, overrides.time, self.view.store.reader(self.root))
             base_fee = fee if self.options.validate else 0
         return BlockEnv(
             number=overrides.number,
@@ -141,18 +142,18 @@ class Simulator:
             coinbase=overrides.fee_recipient or parent.coinbase,
             gas_limit=overrides.gas_limit or parent.gas_limit,
             base_fee=base_fee,
-            chain_id=self.chain.config.chain_id,
+            chain_id=self.envs.chain_id,
             prev_hashes=self._ancestors(),
             mix_hash=overrides.prev_randao or parent.mix_hash,
             difficulty=parent.difficulty,
             stateful=rules.precompiles(overrides.time),
             create_check=rules.create_check(overrides.time),
-            warp=self.chain.call_warp(overrides.time),
+            warp=self.envs.call_warp(overrides.time),
         )
 
     def _ancestors(self) -> Callable[[], Iterator[bytes]]:
         simulated = list(reversed(self.hashes))
-        real = self.chain.ancestors(self.base_number + 1)
+        real = self.view.ancestors(self.base_number + 1)
 
         def walk() -> Iterator[bytes]:
             yield from simulated
@@ -164,7 +165,7 @@ class Simulator:
         self, env: BlockEnv, root: bytes, calls: Sequence[CallArgs], outcomes: list[CallOutcome]
     ) -> Block:
         txs = tuple(
-            _transaction(args, outcome, self.chain.config.chain_id, env.base_fee)
+            _transaction(args, outcome, self.envs.chain_id, env.base_fee)
             for args, outcome in zip(calls, outcomes, strict=True)
         )
         receipts, cumulative = [], 0
@@ -190,7 +191,7 @@ class Simulator:
             txs,
             receipts,
             cumulative,
-            self.chain.rules,
+            self.envs.rules,
         )
         body = encode_block(header, txs, b"", 0)
         return Block(header, keccak(header.encode()), txs, tuple(receipts), body, 0)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snowfield.chains.evm.chain import BlockParams, EvmChain
+from snowfield.chains.evm.chain import EvmChain
 from snowfield.chains.evm.mempool import Mempool
+from snowfield.chains.evm.production import BlockParams
 
 
 @dataclass(frozen=True, slots=True)

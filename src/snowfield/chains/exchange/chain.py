@@ -246,9 +246,6 @@ class ExchangeChain:
     def is_accepted(self, tx_id: ID) -> bool:
         return tx_id in self.state.txs
 
-    def in_mempool(self, tx_id: ID) -> bool:
-        return tx_id in self._mempool
-
     def utxos(
         self, addresses: Iterable[ShortID], start: tuple[ShortID, ID] | None, limit: int
     ) -> tuple[list[UTXO], tuple[ShortID, ID] | None]:

@@ -23,7 +23,7 @@ from snowfield.chains.exchange.state import (
     Asset,
     ExchangeState,
 )
-from snowfield.chains.platform.spend import Signers, verify_owner
+from snowfield.chains.secp256k1fx import Signers, verify_owner
 from snowfield.errors import InvalidParams
 from snowfield.formats.exchange import fxs
 from snowfield.formats.exchange.txs import (

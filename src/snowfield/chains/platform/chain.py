@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 from snowfield.chains.atomic import AtomicElement, SharedMemory
 from snowfield.chains.platform.blocks import AcceptedBlock, BlockAcceptor
-from snowfield.chains.platform.config import PERCENT_DENOMINATOR, FeeConfig, ValidatorFeeConfig
+from snowfield.chains.platform.config import PERCENT_DENOMINATOR, FeeConfig
 from snowfield.chains.platform.executor import Env, execute
 from snowfield.chains.platform.gas import FeeState, ValidatorFeeState
 from snowfield.chains.platform.genesis import GenesisConfig, build_state
@@ -38,7 +38,6 @@ class PlatformChain:
         self._mempool: dict[ID, Tx] = {}
         self._spent_by: dict[ID, ID] = {}  # UTXO id -> the mempool tx spending it
         self._unverified: set[ID] = set()  # mempool txs issued with verify=False
-        self._stopped: set[NodeID] = set()
         self.blocks: list[AcceptedBlock] = []
         # The node's view of its validators' uptime; a node it does not run counts as up
         # (the devnet has no other peers to measure).
@@ -115,11 +114,6 @@ class PlatformChain:
                 raise Conflict(f"tx conflicts with other tx: {tx.id} spends inputs of {other}")
         return spends
 
-    def mark_stopped(self, node_id: NodeID, stopped: bool = True) -> None:
-        """Devnet fault: a stopped validator's uptime is 0, so its reward is aborted (the
-        node's `observed_uptime` is the other source: whichever is lower counts)."""
-        (self._stopped.add if stopped else self._stopped.discard)(node_id)
-
     def build_block(self, now: int) -> list[AcceptedBlock]:
         """Builds and accepts every block due by network time `now`: staker ends (proposal +
         option), time advances to each staker change, then the mempool's txs."""
@@ -171,8 +165,6 @@ class PlatformChain:
 
     def uptime(self, node_id: NodeID) -> tuple[float, bool]:
         """(percent, connected) of a validator as this node sees it."""
-        if node_id in self._stopped:
-            return 0.0, False
         return self.observed_uptime(node_id)
 
     def _uptime_ok(self, staker: Staker) -> bool:
@@ -260,9 +252,6 @@ class PlatformChain:
             raise InvalidParams(f"height {height} is above the last accepted height {self.height}")
         return self.state.validator_sets_at(height).get(subnet_id, {})
 
-    def all_validators_at(self, height: int) -> dict[ID, ValidatorSet]:
-        return self.state.validator_sets_at(height)
-
     def subnets(self) -> list[Subnet]:
         return sorted(self.state.subnets.values(), key=lambda s: s.subnet_id)
 
@@ -299,10 +288,6 @@ class PlatformChain:
     def fee_state(self) -> tuple[FeeState, int]:
         """The last accepted fee state and its price (platform.getFeeState)."""
         return self.state.fee_state, self.state.fee_state.price(self.fee_config)
-
-    @property
-    def validator_fee_config(self) -> ValidatorFeeConfig:
-        return self.state.params.validator_fees
 
     @property
     def validator_fee_state(self) -> ValidatorFeeState:

@@ -26,14 +26,6 @@ def ordered_root(items: Sequence[bytes]) -> bytes:
     return keccak(encode(_node(pairs, 0)))
 
 
-def trie_root(mapping: dict[bytes, bytes]) -> bytes:
-    """Root of the trie holding `mapping` (keys used as they are)."""
-    if not mapping:
-        return EMPTY_ROOT
-    pairs = sorted((nibbles(k), v) for k, v in mapping.items())
-    return keccak(encode(_node(pairs, 0)))
-
-
 def _ref(node: Any) -> Any:
     """A child as its parent holds it: inline when its encoding is under 32 bytes."""
     encoded = encode(node)

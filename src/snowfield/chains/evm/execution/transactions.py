@@ -21,7 +21,6 @@ from snowfield.formats.rlp import encode as rlp_encode
 # Invariant: blob transactions cannot be carried by C-Chain blocks.
 _SUPPORTED_TYPES = (1, 2, 4)
 _TX_GAS = 21_000
-_CREATE_GAS = 32_000
 
 
 def decode_tx(raw: bytes) -> Tx:

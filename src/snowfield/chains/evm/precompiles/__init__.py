@@ -1,1 +1,1 @@
-"""Stateful precompiles of the custom EVM, registered by address and config key."""
+"""Stateful precompiles of the custom EVM, listed by address and config key in `registry`."""

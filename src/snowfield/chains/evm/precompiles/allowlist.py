@@ -21,7 +21,7 @@ from snowfield.chains.evm.precompiles.base import (
     PrecompileError,
     charge_log,
 )
-from snowfield.chains.evm.precompiles.registry import (
+from snowfield.chains.evm.precompiles.module import (
     ActivationContext,
     PrecompileConfig,
     StateWriter,

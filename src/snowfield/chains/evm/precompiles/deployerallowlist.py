@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from snowfield.chains.evm.precompiles import allowlist
 from snowfield.chains.evm.precompiles.base import FunctionTable
-from snowfield.chains.evm.precompiles.registry import PrecompileModule, register
+from snowfield.chains.evm.precompiles.module import PrecompileModule
 
 DEPLOYER_ALLOW_LIST = bytes.fromhex("0200000000000000000000000000000000000000")
 
-register(
-    PrecompileModule(
-        key="contractDeployerAllowListConfig",
-        address=DEPLOYER_ALLOW_LIST,
-        contract=FunctionTable(DEPLOYER_ALLOW_LIST, allowlist.functions(DEPLOYER_ALLOW_LIST)),
-        configure=lambda c, s, ctx: allowlist.configure(DEPLOYER_ALLOW_LIST, c, s, ctx),
-        verify=allowlist.verify,
-    )
+MODULE = PrecompileModule(
+    key="contractDeployerAllowListConfig",
+    address=DEPLOYER_ALLOW_LIST,
+    contract=FunctionTable(DEPLOYER_ALLOW_LIST, allowlist.functions(DEPLOYER_ALLOW_LIST)),
+    configure=lambda c, s, ctx: allowlist.configure(DEPLOYER_ALLOW_LIST, c, s, ctx),
+    verify=allowlist.verify,
 )

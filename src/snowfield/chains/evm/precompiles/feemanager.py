@@ -20,12 +20,11 @@ from snowfield.chains.evm.precompiles.base import (
     PrecompileEnv,
     PrecompileError,
 )
-from snowfield.chains.evm.precompiles.registry import (
+from snowfield.chains.evm.precompiles.module import (
     ActivationContext,
     PrecompileConfig,
     PrecompileModule,
     StateWriter,
-    register,
 )
 from snowfield.errors import InvalidParams
 
@@ -106,20 +105,18 @@ def _verify(params: Mapping[str, Any]) -> None:
         FeeConfig.from_json(params["initialFeeConfig"])
 
 
-register(
-    PrecompileModule(
-        key="feeManagerConfig",
-        address=FEE_MANAGER,
-        contract=FunctionTable(
-            FEE_MANAGER,
-            {
-                selector(f"setFeeConfig({','.join(['uint256'] * len(_FIELDS))})"): _set,
-                selector("getFeeConfig()"): _get,
-                selector("getFeeConfigLastChangedAt()"): _last_changed,
-                **allowlist.functions(FEE_MANAGER),
-            },
-        ),
-        configure=_configure,
-        verify=_verify,
-    )
+MODULE = PrecompileModule(
+    key="feeManagerConfig",
+    address=FEE_MANAGER,
+    contract=FunctionTable(
+        FEE_MANAGER,
+        {
+            selector(f"setFeeConfig({','.join(['uint256'] * len(_FIELDS))})"): _set,
+            selector("getFeeConfig()"): _get,
+            selector("getFeeConfigLastChangedAt()"): _last_changed,
+            **allowlist.functions(FEE_MANAGER),
+        },
+    ),
+    configure=_configure,
+    verify=_verify,
 )

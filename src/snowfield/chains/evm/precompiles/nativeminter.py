@@ -14,12 +14,11 @@ from snowfield.chains.evm.precompiles.base import (
     PrecompileError,
     charge_log,
 )
-from snowfield.chains.evm.precompiles.registry import (
+from snowfield.chains.evm.precompiles.module import (
     ActivationContext,
     PrecompileConfig,
     PrecompileModule,
     StateWriter,
-    register,
 )
 from snowfield.errors import InvalidParams
 
@@ -62,18 +61,16 @@ def _verify(params: Mapping[str, Any]) -> None:
             raise InvalidParams(f"invalid contractNativeMinterConfig: initialMint {address}")
 
 
-register(
-    PrecompileModule(
-        key="contractNativeMinterConfig",
-        address=NATIVE_MINTER,
-        contract=FunctionTable(
-            NATIVE_MINTER,
-            {
-                selector("mintNativeCoin(address,uint256)"): _mint,
-                **allowlist.functions(NATIVE_MINTER),
-            },
-        ),
-        configure=_configure,
-        verify=_verify,
-    )
+MODULE = PrecompileModule(
+    key="contractNativeMinterConfig",
+    address=NATIVE_MINTER,
+    contract=FunctionTable(
+        NATIVE_MINTER,
+        {
+            selector("mintNativeCoin(address,uint256)"): _mint,
+            **allowlist.functions(NATIVE_MINTER),
+        },
+    ),
+    configure=_configure,
+    verify=_verify,
 )

@@ -1,90 +1,56 @@
-"""Precompile modules by config key and address; activation configs from genesis and upgrades."""
+"""The built-in precompile modules, by config key and address: a table fixed at import; configs
+parsed from genesis and upgrade JSON against it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
 
-from snowfield.chains.evm.precompiles.base import StatefulPrecompile
+from snowfield.chains.evm.precompiles import (
+    deployerallowlist,
+    feemanager,
+    nativeminter,
+    rewardmanager,
+    txallowlist,
+    warp,
+)
+from snowfield.chains.evm.precompiles.module import PrecompileConfig, PrecompileModule
 from snowfield.errors import InvalidParams
 
-
-class StateWriter(Protocol):
-    """What a precompile's activation writes (subnet-evm's Configure)."""
-
-    def get_state(self, address: bytes, slot: int) -> int: ...
-
-    def set_state(self, address: bytes, slot: int, value: int) -> None: ...
-
-    def set_nonce(self, address: bytes, nonce: int) -> None: ...
-
-    def set_code(self, address: bytes, code: bytes) -> None: ...
-
-    def add_balance(self, address: bytes, amount: int) -> None: ...
-
-    def delete_account(self, address: bytes) -> None: ...
+# The order is the one configs are listed in (a genesis' precompiles, eth_getChainConfig).
+MODULES: tuple[PrecompileModule, ...] = (
+    warp.MODULE,
+    deployerallowlist.MODULE,
+    feemanager.MODULE,
+    nativeminter.MODULE,
+    rewardmanager.MODULE,
+    txallowlist.MODULE,
+)
 
 
-@dataclass(frozen=True, slots=True)
-class ActivationContext:
-    """The block a precompile activates in, and the chain's own settings it may copy."""
-
-    number: int
-    timestamp: int
-    chain_settings: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class PrecompileConfig:
-    """One precompile config as JSON carries it: `{"<key>": {"blockTimestamp": ..., ...}}`."""
-
-    key: str
-    timestamp: int
-    disable: bool = False
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def as_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"blockTimestamp": self.timestamp, **self.params}
-        if self.disable:
-            body["disable"] = True
-        return body
+def _by_key(modules: Iterable[PrecompileModule]) -> Mapping[str, PrecompileModule]:
+    """The modules by key; a key or an address may appear once."""
+    table: dict[str, PrecompileModule] = {}
+    for found in modules:
+        if found.key in table or any(m.address == found.address for m in table.values()):
+            raise ValueError(f"precompile {found.key} at 0x{found.address.hex()} listed twice")
+        table[found.key] = found
+    return MappingProxyType(table)
 
 
-@dataclass(frozen=True, slots=True)
-class PrecompileModule:
-    """A precompile: its config key, address, contract and activation (Configure)."""
-
-    key: str
-    address: bytes
-    contract: StatefulPrecompile
-    configure: Callable[[PrecompileConfig, StateWriter, ActivationContext], None]
-    verify: Callable[[Mapping[str, Any]], None] = lambda params: None
-    # Fields the config always shows (Go's JSON has no omitempty for them) and their zeros.
-    defaults: Mapping[str, Any] = field(default_factory=dict)
-
-
-_MODULES: dict[str, PrecompileModule] = {}
-
-
-def register(module: PrecompileModule) -> None:
-    """Adds a precompile; a key or address can be registered once."""
-    if module.key in _MODULES or any(m.address == module.address for m in _MODULES.values()):
-        raise ValueError(f"precompile {module.key} at 0x{module.address.hex()} registered twice")
-    _MODULES[module.key] = module
+_BY_KEY = _by_key(MODULES)
 
 
 def module(key: str) -> PrecompileModule:
-    _load_builtin()
-    found = _MODULES.get(key)
+    found = _BY_KEY.get(key)
     if found is None:
         raise InvalidParams(f"unknown precompile config: {key}")
     return found
 
 
 def modules() -> tuple[PrecompileModule, ...]:
-    _load_builtin()
-    return tuple(_MODULES.values())
+    return MODULES
 
 
 def parse_config(key: str, body: Any) -> PrecompileConfig:
@@ -103,8 +69,3 @@ def parse_config(key: str, body: Any) -> PrecompileConfig:
         found.verify(params)
         params = {**found.defaults, **params}
     return PrecompileConfig(key, timestamp, disable, params)
-
-
-def _load_builtin() -> None:
-    """Imports the built-in precompiles (each registers itself) on first use."""
-    from snowfield.chains.evm.precompiles import builtin  # noqa: F401

@@ -18,12 +18,11 @@ from snowfield.chains.evm.precompiles.base import (
     PrecompileEnv,
     PrecompileError,
 )
-from snowfield.chains.evm.precompiles.registry import (
+from snowfield.chains.evm.precompiles.module import (
     ActivationContext,
     PrecompileConfig,
     PrecompileModule,
     StateWriter,
-    register,
 )
 from snowfield.errors import InvalidParams
 
@@ -126,24 +125,20 @@ def _verify(params: Mapping[str, Any]) -> None:
         raise InvalidParams("cannot enable both fee recipients and reward address at the same time")
 
 
-register(
-    PrecompileModule(
-        key="rewardManagerConfig",
-        address=REWARD_MANAGER,
-        contract=FunctionTable(
-            REWARD_MANAGER,
-            {
-                selector("allowFeeRecipients()"): _writer(
-                    "allowFeeRecipients", _sender_only(ALLOWED)
-                ),
-                selector("disableRewards()"): _writer("disableRewards", _sender_only(DISABLED)),
-                selector("setRewardAddress(address)"): _writer("setRewardAddress", _changed),
-                selector("areFeeRecipientsAllowed()"): _reader("areFeeRecipientsAllowed"),
-                selector("currentRewardAddress()"): _reader("currentRewardAddress"),
-                **allowlist.functions(REWARD_MANAGER),
-            },
-        ),
-        configure=_configure,
-        verify=_verify,
-    )
+MODULE = PrecompileModule(
+    key="rewardManagerConfig",
+    address=REWARD_MANAGER,
+    contract=FunctionTable(
+        REWARD_MANAGER,
+        {
+            selector("allowFeeRecipients()"): _writer("allowFeeRecipients", _sender_only(ALLOWED)),
+            selector("disableRewards()"): _writer("disableRewards", _sender_only(DISABLED)),
+            selector("setRewardAddress(address)"): _writer("setRewardAddress", _changed),
+            selector("areFeeRecipientsAllowed()"): _reader("areFeeRecipientsAllowed"),
+            selector("currentRewardAddress()"): _reader("currentRewardAddress"),
+            **allowlist.functions(REWARD_MANAGER),
+        },
+    ),
+    configure=_configure,
+    verify=_verify,
 )

@@ -16,12 +16,11 @@ from snowfield.chains.evm.precompiles.base import (
     PrecompileEnv,
     PrecompileError,
 )
-from snowfield.chains.evm.precompiles.registry import (
+from snowfield.chains.evm.precompiles.module import (
     ActivationContext,
     PrecompileConfig,
     PrecompileModule,
     StateWriter,
-    register,
 )
 from snowfield.chains.evm.warp import (
     DEFAULT_QUORUM,
@@ -185,13 +184,11 @@ WARP_CONTRACT = FunctionTable(
     },
 )
 
-register(
-    PrecompileModule(
-        key="warpConfig",
-        address=WARP_ADDRESS,
-        contract=WARP_CONTRACT,
-        configure=_configure,
-        verify=_verify,
-        defaults={"quorumNumerator": 0, "requirePrimaryNetworkSigners": False},
-    )
+MODULE = PrecompileModule(
+    key="warpConfig",
+    address=WARP_ADDRESS,
+    contract=WARP_CONTRACT,
+    configure=_configure,
+    verify=_verify,
+    defaults={"quorumNumerator": 0, "requirePrimaryNetworkSigners": False},
 )

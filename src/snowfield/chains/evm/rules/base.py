@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from snowfield.chains.evm.model import Header, Receipt, Tx
 
 if TYPE_CHECKING:
-    from snowfield.chains.evm.genesis import ChainConfig
     from snowfield.chains.evm.precompiles.base import StatefulPrecompile
     from snowfield.chains.evm.warp import WarpConfig
 
@@ -106,5 +105,6 @@ class EvmRules:
         """Why `sender` may not issue a transaction (allow lists); None when it may."""
         return None
 
-    def chain_config_json(self, config: ChainConfig) -> dict[str, Any]:
+    def chain_config_json(self, chain_id: int) -> dict[str, Any]:
+        """eth_getChainConfig of a chain with `chain_id` under these rules."""
         raise NotImplementedError

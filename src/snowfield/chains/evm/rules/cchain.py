@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from snowfield.chains.evm.fees import MIN_BASE_FEE, next_base_fee
 from snowfield.chains.evm.model import Header, c_chain_header
+from snowfield.chains.evm.precompiles.base import StatefulPrecompile
+from snowfield.chains.evm.precompiles.warp import WARP_CONTRACT
 from snowfield.chains.evm.rules.base import EvmRules, HeaderFields, StorageView
-
-if TYPE_CHECKING:
-    from snowfield.chains.evm.genesis import ChainConfig
-    from snowfield.chains.evm.precompiles.base import StatefulPrecompile
-    from snowfield.chains.evm.warp import WarpConfig
+from snowfield.chains.evm.warp import WARP_ADDRESS, WarpConfig
 
 _ETH_BLOCKS = (
     "homesteadBlock",
@@ -88,22 +86,17 @@ class CChainRules(EvmRules):
 
     def precompiles(self, timestamp: int) -> Mapping[bytes, StatefulPrecompile]:
         """Warp, always on (coreth activates it with Durango)."""
-        from snowfield.chains.evm.precompiles.warp import WARP_CONTRACT
-        from snowfield.chains.evm.warp import WARP_ADDRESS
-
         return {WARP_ADDRESS: WARP_CONTRACT}
 
     def warp_config(self, timestamp: int) -> WarpConfig | None:
-        from snowfield.chains.evm.warp import WarpConfig
-
         return WarpConfig()
 
     def predicate_results(self, header: Header) -> bytes:
         return header.extra_data
 
-    def chain_config_json(self, config: ChainConfig) -> dict[str, Any]:
+    def chain_config_json(self, chain_id: int) -> dict[str, Any]:
         """geth's ChainConfig with the Avalanche upgrade timestamps."""
-        out: dict[str, Any] = {"chainId": config.chain_id}
+        out: dict[str, Any] = {"chainId": chain_id}
         out.update(dict.fromkeys(_ETH_BLOCKS, 0))
         out["daoForkSupport"] = True
         out.update(dict.fromkeys(_AVALANCHE_TIMES, 0))

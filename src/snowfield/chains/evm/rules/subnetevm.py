@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from snowfield.chains.evm import feeconfig
 from snowfield.chains.evm.feeconfig import FeeConfig
+from snowfield.chains.evm.fees import BLACKHOLE
 from snowfield.chains.evm.model import (
     EMPTY_EXT_DATA_HASH,
     EMPTY_UNCLE_HASH,
@@ -18,14 +19,17 @@ from snowfield.chains.evm.model import (
 )
 from snowfield.chains.evm.precompiles import registry
 from snowfield.chains.evm.precompiles.abi import checksummed
+from snowfield.chains.evm.precompiles.allowlist import Role, role_of
 from snowfield.chains.evm.precompiles.base import StatefulPrecompile
-from snowfield.chains.evm.precompiles.registry import ActivationContext, PrecompileConfig
+from snowfield.chains.evm.precompiles.deployerallowlist import DEPLOYER_ALLOW_LIST
+from snowfield.chains.evm.precompiles.feemanager import FEE_MANAGER, stored_fee_config
+from snowfield.chains.evm.precompiles.module import ActivationContext, PrecompileConfig
+from snowfield.chains.evm.precompiles.rewardmanager import REWARD_MANAGER, reward_address
+from snowfield.chains.evm.precompiles.txallowlist import TX_ALLOW_LIST
+from snowfield.chains.evm.precompiles.warp import warp_config
 from snowfield.chains.evm.rules.base import EvmRules, HeaderFields, StorageView
+from snowfield.chains.evm.warp import WARP_ADDRESS, WarpConfig
 from snowfield.formats.warp.predicate import encode_results
-
-if TYPE_CHECKING:
-    from snowfield.chains.evm.genesis import ChainConfig
-    from snowfield.chains.evm.warp import WarpConfig
 
 _ETH_BLOCKS = (
     "homesteadBlock",
@@ -120,8 +124,6 @@ class SubnetEvmRules(EvmRules):
     def fee_config_at(self, state: StorageView, timestamp: int) -> tuple[FeeConfig, int]:
         """The fee config in force after a block at `timestamp` with state `state`, and the
         block that last changed it (GetFeeConfigAt: the fee manager's, when active)."""
-        from snowfield.chains.evm.precompiles.feemanager import FEE_MANAGER, stored_fee_config
-
         if not self.is_active(FEE_MANAGER, timestamp):
             return self.fee_config, 0
         return stored_fee_config(state)
@@ -142,14 +144,10 @@ class SubnetEvmRules(EvmRules):
         return self.fee_config_at(state, parent_timestamp)[0].gas_limit
 
     def coinbase(self, requested: bytes, state: StorageView, timestamp: int) -> bytes:
-        from snowfield.chains.evm.precompiles.rewardmanager import REWARD_MANAGER, reward_address
-
         if self.is_active(REWARD_MANAGER, timestamp):
             return reward_address(state, requested)
         if self.allow_fee_recipients:
             return requested
-        from snowfield.chains.evm.genesis import BLACKHOLE
-
         return BLACKHOLE
 
     def block_fee_error(
@@ -181,9 +179,6 @@ class SubnetEvmRules(EvmRules):
         return config is not None and not config.disable
 
     def warp_config(self, timestamp: int) -> WarpConfig | None:
-        from snowfield.chains.evm.precompiles.warp import warp_config
-        from snowfield.chains.evm.warp import WARP_ADDRESS
-
         config = self.config_at(WARP_ADDRESS, timestamp)
         return warp_config(config) if config is not None and not config.disable else None
 
@@ -206,9 +201,6 @@ class SubnetEvmRules(EvmRules):
         ]
 
     def create_check(self, timestamp: int) -> Callable[[Any, bytes], str | None] | None:
-        from snowfield.chains.evm.precompiles.allowlist import Role
-        from snowfield.chains.evm.precompiles.deployerallowlist import DEPLOYER_ALLOW_LIST
-
         if not self.is_active(DEPLOYER_ALLOW_LIST, timestamp):
             return None
         key = DEPLOYER_ALLOW_LIST
@@ -245,9 +237,6 @@ class SubnetEvmRules(EvmRules):
         return bool(self.activations(parent_timestamp, timestamp))
 
     def tx_error(self, state: StorageView, sender: bytes, timestamp: int) -> str | None:
-        from snowfield.chains.evm.precompiles.allowlist import role_of
-        from snowfield.chains.evm.precompiles.txallowlist import TX_ALLOW_LIST
-
         if (
             self.is_active(TX_ALLOW_LIST, timestamp)
             and not role_of(state, TX_ALLOW_LIST, sender).enabled
@@ -257,10 +246,10 @@ class SubnetEvmRules(EvmRules):
 
     # -- config and rules ----------------------------------------------------------------
 
-    def chain_config_json(self, config: ChainConfig) -> dict[str, Any]:
+    def chain_config_json(self, chain_id: int) -> dict[str, Any]:
         """eth_getChainConfig: the chain config with the fee config, genesis precompiles
         and the upgrade config."""
-        out: dict[str, Any] = {"chainId": config.chain_id}
+        out: dict[str, Any] = {"chainId": chain_id}
         out.update(dict.fromkeys(_ETH_BLOCKS, 0))
         out["eip150Hash"] = "0x" + "00" * 32
         out["feeConfig"] = self.fee_config.as_json()

@@ -14,8 +14,9 @@ from typing import Any
 from snowfield.chains.atomic import AtomicRequests, SharedMemory
 from snowfield.chains.platform.complexity import tx_complexity
 from snowfield.chains.platform.gas import Dimensions, to_gas
-from snowfield.chains.platform.spend import Signers, verify_owner, verify_spend
+from snowfield.chains.platform.spend import verify_spend
 from snowfield.chains.platform.state import PlatformState
+from snowfield.chains.secp256k1fx import Signers, verify_owner
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, P_CHAIN_ID
 from snowfield.formats.platform.components import (

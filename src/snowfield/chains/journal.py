@@ -1,4 +1,4 @@
-"""Where an EVM chain records accepted blocks so they survive a restart."""
+"""Where a chain (and the shared memory) records what it accepted so it survives a restart."""
 
 from __future__ import annotations
 
