@@ -16,19 +16,15 @@ from snowfield.chains.evm.genesis import Allocation, ChainConfig
 from snowfield.chains.evm.warp import SnowContext
 from snowfield.config import EvmChainSettings
 from snowfield.node.block_ids import BlockIds
+from snowfield.node.health import chain_health
 from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.admin import Admin
 from snowfield.node.methods.atomic import ChainIds, atomic_methods
-from snowfield.node.registry import EvmRpc, EvmWebSocket, GorillaService, HostedChain, Vm
+from snowfield.node.registry import EVM_VM, EvmRpc, EvmWebSocket, GorillaService, HostedChain, Vm
 from snowfield.node.runtime import EvmRuntime
 from snowfield.node.storage import NodeStorage
 from snowfield.rpc.dispatch import Dispatcher, Limits, Method
 from snowfield.rpc.service import ServiceDispatcher
-
-# The coreth VM id (cb58 of "evm" padded to 32 bytes), as info.getVMs lists it.
-EVM_VM = Vm("mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6", "evm")
-# The custom EVM's (subnet-evm's) VM id: a CreateChainTx naming it starts an EVM chain here.
-CUSTOM_EVM_VM = Vm("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy", "subnet-evm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,16 +137,4 @@ def _atomic_services(
 
 def evm_health(ids: BlockIds) -> dict[str, Any]:
     """The chain's health check message, as avalanchego's consensus engine reports it."""
-    head = ids.chain.head
-    return {
-        "engine": {
-            "consensus": {
-                "lastAcceptedHeight": head.number,
-                "lastAcceptedID": ids.last_accepted_id(),
-                "longestProcessingBlock": "0s",
-                "processingBlocks": 0,
-            },
-            "vm": None,
-        },
-        "networking": {"percentConnected": 1.0},
-    }
+    return chain_health(ids.chain.head.number, ids.last_accepted_id())

@@ -130,3 +130,20 @@ class HealthService:
         while True:
             await asyncio.sleep(self.frequency)
             await asyncio.to_thread(self.refresh)
+
+
+def chain_health(last_height: int, last_id: str) -> dict[str, Any]:
+    """A hosted chain's check message as avalanchego's consensus engine reports it: its last
+    accepted block, none processing, and every peer connected."""
+    return {
+        "engine": {
+            "consensus": {
+                "lastAcceptedHeight": last_height,
+                "lastAcceptedID": last_id,
+                "longestProcessingBlock": "0s",
+                "processingBlocks": 0,
+            },
+            "vm": None,
+        },
+        "networking": {"percentConnected": 1.0},
+    }

@@ -24,13 +24,7 @@ from snowfield.crypto.staking import StakingIdentity
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, P_CHAIN_ID, NodeID
 from snowfield.formats.timefmt import format_rfc3339
-from snowfield.node.evm_host import (
-    CUSTOM_EVM_VM,
-    EVM_VM,
-    AtomicHosting,
-    EvmHosting,
-    host_evm_chain,
-)
+from snowfield.node.evm_host import AtomicHosting, EvmHosting, host_evm_chain
 from snowfield.node.health import CheckFailed, HealthService
 from snowfield.node.info import InfoService, NodeFacts, info_service
 from snowfield.node.l1_boot import DEFAULT_L1_CHAIN_ID, PlatformWallet, create_l1, devnet_l1_genesis
@@ -57,6 +51,8 @@ from snowfield.node.platform_host import (
 )
 from snowfield.node.primary_genesis import primary_genesis
 from snowfield.node.registry import (
+    CUSTOM_EVM_VM,
+    EVM_VM,
     ChainRegistry,
     EvmRpc,
     GorillaService,

@@ -21,20 +21,16 @@ from snowfield.crypto.staking import StakingIdentity
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, ShortID
 from snowfield.formats.platform.txs import Tx
-from snowfield.node.evm_host import EVM_VM
+from snowfield.node.health import chain_health
 from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.platform import ChainIds, platform_methods
 from snowfield.node.networks import NetworkIds
 from snowfield.node.platform_blocks import PContainer, PlatformBlocks, decode_record, encode_record
-from snowfield.node.registry import GorillaService, HostedChain, Vm
-from snowfield.node.x_host import AVM_VM
+from snowfield.node.registry import AVM_VM, EVM_VM, PLATFORM_VM, GorillaService, HostedChain
 from snowfield.rpc.service import ServiceDispatcher
 
 log = logging.getLogger(__name__)
 Proposer = Callable[[int], StakingIdentity | None]  # the signer of the block at a height
-
-# platformvm's VM id (cb58 of "platformvm" padded to 32 bytes), as info.getVMs lists it.
-PLATFORM_VM = Vm("11111111111111111111111111111111LpoYY", "platformvm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,15 +279,4 @@ def _add_network_chains(chain: PlatformChain, ids: NetworkIds) -> None:
 def _health(runtime: PlatformRuntime) -> dict[str, Any]:
     """The chain's check as avalanchego's engine reports it, on the container ids."""
     last = runtime.blocks.last
-    return {
-        "engine": {
-            "consensus": {
-                "lastAcceptedHeight": last.height,
-                "lastAcceptedID": str(last.id),
-                "longestProcessingBlock": "0s",
-                "processingBlocks": 0,
-            },
-            "vm": None,
-        },
-        "networking": {"percentConnected": 1.0},
-    }
+    return chain_health(last.height, str(last.id))

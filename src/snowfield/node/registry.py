@@ -49,8 +49,19 @@ Service = EvmRpc | EvmWebSocket | GorillaService
 
 @dataclass(frozen=True, slots=True)
 class Vm:
+    """A VM by its id (cb58) and the name info.getVMs lists it under (avalanchego's alias)."""
+
     id: str
     name: str
+
+
+# The VMs of the primary network, as every avalanchego node registers them: platformvm's id is
+# the empty id; avm's and coreth's are their names padded to 32 bytes.
+PLATFORM_VM = Vm("11111111111111111111111111111111LpoYY", "platform")
+AVM_VM = Vm("jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq", "avm")
+EVM_VM = Vm("mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6", "evm")
+# The custom EVM's (subnet-evm's) VM id: a CreateChainTx naming it starts an EVM chain here.
+CUSTOM_EVM_VM = Vm("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy", "subnet-evm")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from snowfield.formats.cb58 import encode_cb58
-from snowfield.node.evm_host import CUSTOM_EVM_VM
 from snowfield.node.networks import PRIMARY_NETWORK
+from snowfield.node.registry import CUSTOM_EVM_VM
 
 _ACTIVE = "2020-12-05T05:00:00Z"  # avalanchego's upgrade.InitiallyActiveTime
 _UNSCHEDULED = "9999-12-01T00:00:00Z"  # upgrade.UnscheduledActivationTime

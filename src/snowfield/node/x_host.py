@@ -17,18 +17,17 @@ from snowfield.chains.exchange.chain import BLOCK, VERTEX, Accepted, ExchangeCha
 from snowfield.chains.exchange.genesis import genesis_state
 from snowfield.chains.exchange.state import ExchangeConfig
 from snowfield.crypto.staking import StakingIdentity
-from snowfield.errors import InvalidParams
 from snowfield.formats.exchange.txs import Tx
 from snowfield.formats.ids import ID, P_CHAIN_ID
 from snowfield.formats.proposervm import ProposerBlock, StatelessBlock, signing_header
 from snowfield.node.containers import Container, ContainerList
+from snowfield.node.health import chain_health
 from snowfield.node.index import BlockIndex, IndexState
 from snowfield.node.methods.avm import avm_methods
 from snowfield.node.networks import NetworkIds
-from snowfield.node.registry import GorillaService, HostedChain, Vm
+from snowfield.node.registry import AVM_VM, GorillaService, HostedChain
 from snowfield.rpc.service import ServiceDispatcher
 
-AVM_VM = Vm("jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq", "avm")
 Proposer = Callable[[int], StakingIdentity | None]
 _RECORD = struct.Struct(">cQ")  # kind (V vertex, B block container), accepted unix ns
 
@@ -202,20 +201,7 @@ def _health(runtime: XRuntime) -> dict[str, Any]:
     chain = runtime.chain
     last = chain.accepted[-1] if chain.accepted else None
     last_block = chain.blocks[-1] if chain.blocks else None
-    return {
-        "engine": {
-            "consensus": {
-                "lastAcceptedHeight": last_block.height if last_block else 0,
-                "lastAcceptedID": str(last.id if last else chain.state.config.avax_asset_id),
-                "longestProcessingBlock": "0s",
-                "processingBlocks": 0,
-            },
-            "vm": None,
-        },
-        "networking": {"percentConnected": 1.0},
-    }
-
-
-def check_linearized(runtime: XRuntime) -> None:
-    if not runtime.chain.linearized:
-        raise InvalidParams("linearization not yet complete")
+    return chain_health(
+        last_block.height if last_block else 0,
+        str(last.id if last else chain.state.config.avax_asset_id),
+    )

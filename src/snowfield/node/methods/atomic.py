@@ -17,12 +17,12 @@ from snowfield.formats.hexcheck import decode, encode, parse_encoding
 from snowfield.formats.ids import ID, ShortID
 from snowfield.formats.platform.components import UTXO
 from snowfield.node.methods.gorilla_params import Params, chain_address
+from snowfield.node.utxo_paging import checked_count, empty_end, page_limit
 from snowfield.rpc.service import ServiceHandler
 
 if TYPE_CHECKING:
     from snowfield.node.runtime import EvmRuntime
 
-MAX_UTXOS = 1024
 MAX_BLOCKS_PER_ISSUE = 64
 ChainIds = Callable[[str], str | None]  # a chain alias or id → its blockchain id (cb58)
 Number = Callable[[int], Any]  # how a u64 leaves: str (avalanchego's json.Uint64) or int
@@ -65,22 +65,17 @@ class AtomicService:
 
     def get_utxos(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
-        texts = params.strings("addresses")
-        if not texts:
-            raise InvalidParams("no addresses provided")
-        if len(texts) > MAX_UTXOS:
-            raise InvalidParams(f"number of addresses given, {len(texts)}, exceeds maximum, 1024")
+        texts = checked_count(params.strings("addresses"))
         source = self._source(params.string("sourceChain"))
         addresses = [self._address(t).raw for t in texts]
         encoding = parse_encoding(params.get("encoding"))
-        limit = params.uint("limit")
-        limit = MAX_UTXOS if limit <= 0 or limit > MAX_UTXOS else limit
+        limit = page_limit(params.uint("limit"))
         start = params.nested("startIndex")
         after = None
         if start is not None and start.string("address"):
             after = (self._address(start.string("address")).raw, start.id("utxo").raw)
         page = self.ledger.utxos(source, addresses, after, limit)
-        end = {"address": "", "utxo": ""}
+        end = empty_end()
         if page:
             trait, element = page[-1]
             end = {

@@ -12,8 +12,8 @@ from snowfield.formats.exchange.txs import UTXO, Tx
 from snowfield.formats.hexcheck import decode, encode, parse_encoding
 from snowfield.formats.ids import ID, ShortID
 from snowfield.node.methods.gorilla_params import Params, chain_address
-from snowfield.node.methods.platform import MAX_UTXOS, _empty_end, _utxo_page
 from snowfield.node.networks import NetworkIds
+from snowfield.node.utxo_paging import checked_count, empty_end, page_limit, utxo_page
 from snowfield.rpc.service import ServiceHandler
 
 if TYPE_CHECKING:
@@ -55,14 +55,9 @@ class AvmService:
 
     def get_utxos(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
-        texts = params.strings("addresses")
-        if not texts:
-            raise InvalidParams("no addresses provided")
-        if len(texts) > MAX_UTXOS:
-            raise InvalidParams(f"number of addresses given, {len(texts)}, exceeds maximum, 1024")
-        addresses = [self.address(t) for t in texts]
+        addresses = [self.address(t) for t in checked_count(params.strings("addresses"))]
         encoding = parse_encoding(params.get("encoding"))
-        limit = min(params.uint("limit") or MAX_UTXOS, MAX_UTXOS)
+        limit = page_limit(params.uint("limit"))
         start = params.nested("startIndex")
         cursor = None
         if start is not None and start.string("address"):
@@ -72,14 +67,14 @@ class AvmService:
         if source_id != self.chain.state.config.chain_id:
             after = (cursor[0].raw, cursor[1].raw) if cursor else None
             page = self.chain.atomic_utxos(source_id, addresses, after, limit)
-            end = _empty_end()
+            end = empty_end()
             if page:
                 trait, element = page[-1]
                 end = {"address": self.format(trait), "utxo": str(UTXO.decode(element.value).id)}
-            return _utxo_page([e.value for _, e in page], end, encoding)
+            return utxo_page([e.value for _, e in page], end, encoding)
         utxos, last = self.chain.utxos(addresses, cursor, limit)
-        end = {"address": self.format(last[0]), "utxo": str(last[1])} if last else _empty_end()
-        return _utxo_page([u.encode() for u in utxos], end, encoding)
+        end = {"address": self.format(last[0]), "utxo": str(last[1])} if last else empty_end()
+        return utxo_page([u.encode() for u in utxos], end, encoding)
 
     def _chain_id(self, name: str) -> ID:
         known = self.chain_names.get(name, name)

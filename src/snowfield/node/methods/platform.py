@@ -17,12 +17,12 @@ from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.methods.gorilla_params import Params, chain_address
 from snowfield.node.methods.platform_validators import ValidatorReads, validator_methods
+from snowfield.node.utxo_paging import checked_count, empty_end, page_limit, utxo_page
 from snowfield.rpc.service import ServiceHandler
 
 if TYPE_CHECKING:
     from snowfield.node.platform_host import PlatformRuntime
 
-MAX_UTXOS = 1024
 MAX_STAKE_ADDRESSES = 256  # platformvm's maxGetStakeAddrs
 P_ALIASES = ("P", "platform", str(P_CHAIN_ID))
 _PLURAL = {
@@ -54,12 +54,7 @@ class PlatformService:
         return format_address("P", self.hrp, raw)
 
     def addresses(self, params: Params) -> list[ShortID]:
-        texts = params.strings("addresses")
-        if not texts:
-            raise InvalidParams("no addresses provided")
-        if len(texts) > MAX_UTXOS:
-            raise InvalidParams(f"number of addresses given, {len(texts)}, exceeds maximum, 1024")
-        return [self.address(t) for t in texts]
+        return [self.address(t) for t in checked_count(params.strings("addresses"))]
 
     # --- UTXOs and txs ---------------------------------------------------------------------
 
@@ -67,15 +62,15 @@ class PlatformService:
         params = Params(raw)
         addresses = self.addresses(params)
         encoding = parse_encoding(params.get("encoding"))
-        limit = min(params.uint("limit") or MAX_UTXOS, MAX_UTXOS)
+        limit = page_limit(params.uint("limit"))
         start = params.nested("startIndex")
         source = params.string("sourceChain")
         if source and self._chain_id(source) != P_CHAIN_ID:
             return self._atomic_utxos(addresses, self._chain_id(source), start, limit, encoding)
         cursor = self._cursor(start)
         utxos, last = self.chain.utxos(addresses, cursor, limit)
-        end = {"address": self.format(last[0]), "utxo": str(last[1])} if last else _empty_end()
-        return _utxo_page([u.encode() for u in utxos], end, encoding)
+        end = {"address": self.format(last[0]), "utxo": str(last[1])} if last else empty_end()
+        return utxo_page([u.encode() for u in utxos], end, encoding)
 
     def _atomic_utxos(
         self,
@@ -88,11 +83,11 @@ class PlatformService:
         cursor = self._cursor(start)
         after = (cursor[0].raw, cursor[1].raw) if cursor else None
         page = self.chain.atomic_utxos(source, addresses, after, limit)
-        end = _empty_end()
+        end = empty_end()
         if page:
             trait, element = page[-1]
             end = {"address": self.format(trait), "utxo": str(UTXO.decode(element.value).id)}
-        return _utxo_page([e.value for _, e in page], end, encoding)
+        return utxo_page([e.value for _, e in page], end, encoding)
 
     def _cursor(self, start: Params | None) -> tuple[ShortID, ID] | None:
         if start is None or not start.string("address"):
@@ -340,19 +335,6 @@ def _output_bytes(output: TransferableOutput) -> bytes:
     packer = Packer().u16(0)
     output.pack(packer)
     return packer.to_bytes()
-
-
-def _empty_end() -> dict[str, str]:
-    return {"address": "", "utxo": ""}
-
-
-def _utxo_page(utxos: list[bytes], end: dict[str, str], encoding: Encoding) -> dict[str, Any]:
-    return {
-        "numFetched": str(len(utxos)),
-        "utxos": [encode(u, encoding) for u in utxos],
-        "endIndex": end,
-        "encoding": str(encoding),
-    }
 
 
 def _time(unix_seconds: int) -> str:
