@@ -132,8 +132,13 @@ def build_node(settings: NetworkSettings) -> Any:
     and index state under `<data-dir>/<alias or blockchain id>/` and `<data-dir>/index/`."""
     from snowfield.node.node import Node
     from snowfield.node.storage import NodeStorage
+    from snowfield.node.vms.avm.host import AvmFactory
+    from snowfield.node.vms.evm.host import CorethFactory, SubnetEvmFactory
+    from snowfield.node.vms.platform.host import PlatformFactory
 
-    node = Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync))
+    # The VMs the node runs (a new VM: its folder under node/vms/ and one entry here).
+    vms = (PlatformFactory(), AvmFactory(), CorethFactory(), SubnetEvmFactory())
+    node = Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync), vms)
     for name, genesis in l1_specs(settings.l1 or ()):
         node.ensure_l1(name, genesis)
     return node
@@ -188,7 +193,7 @@ async def _run_devnet(settings: NetworkSettings) -> None:
 
 
 def _load_state_file(node: Any, path: Path | None) -> None:
-    from snowfield.node.methods.snapshots import load_state_blob
+    from snowfield.node.vms.evm.methods.snapshots import load_state_blob
 
     if path is not None:
         try:
@@ -201,7 +206,7 @@ def _load_state_file(node: Any, path: Path | None) -> None:
 def _dump_state_file(node: Any, path: Path | None) -> None:
     """Written on a clean exit (as anvil); beside it, not in place, so a crash mid-write
     leaves the previous file."""
-    from snowfield.node.methods.snapshots import dump_state_json
+    from snowfield.node.vms.evm.methods.snapshots import dump_state_json
 
     if path is not None:
         tmp = path.with_name(path.name + ".tmp")
