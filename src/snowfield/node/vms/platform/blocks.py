@@ -1,7 +1,7 @@
 """The identity of the P-Chain's accepted blocks as the network sees them: each one wrapped in a
 ProposerVM container signed by the validator that proposed it, with its container id.
 
-Public API: `PContainer`, `PlatformBlocks` (`wrap`, `add`, `at`, `height_of`, `by_inner_id`),
+Public API: `PContainer`, `PlatformBlocks` (`wrap`, `add`, `at`, `by_inner_id`),
 `encode_record`/`decode_record` (the journal's framing of one container).
 """
 
@@ -135,9 +135,6 @@ class PlatformBlocks:
 
     def at(self, height: int) -> PContainer:
         return self._entries[height]
-
-    def height_of(self, container_id: ID) -> int | None:
-        return self._by_id.get(container_id)
 
     def by_inner_id(self, inner_id: ID) -> PContainer | None:
         height = self._by_inner.get(inner_id)
