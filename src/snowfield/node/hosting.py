@@ -72,5 +72,6 @@ class VmFactory(Protocol):
 
     def host(self, chain: ChainSpec, node: NodeContext) -> HostedChain | None:
         """The chain at work with its services, indexes and health check, for the node to
-        register; None when this VM does not run `chain` here (the log says why)."""
+        register; None when this VM does not run `chain` here (a second P, X or C-Chain, a
+        genesis the VM refuses)."""
         ...

@@ -113,34 +113,35 @@ class Node:
         register_node_checks(self.health, storage.data_dir, settings.health_min_disk_bytes)
         # Loaded first: every chain's replay reads it (see SharedMemory).
         self.shared_memory = SharedMemory(storage.shared_memory_journal())
+        # What every VM gets from the node; the VMs build the rest of their chains themselves.
         self.context = NodeContext(
-            settings,
-            self.genesis,
-            storage,
-            self.clock,
-            self.shared_memory,
-            self.validators,
-            self.chains,
-            self.admin,
-            self.keystore,
-            dev_keys,
-            funded,
-            VERSION,
-            self._create_chain,
+            settings=settings,
+            genesis=self.genesis,
+            storage=storage,
+            clock=self.clock,
+            shared_memory=self.shared_memory,
+            validators=self.validators,
+            chains=self.chains,
+            admin=self.admin,
+            keystore=self.keystore,
+            dev_keys=dev_keys,
+            funded=funded,
+            version=VERSION,
+            create_chain=self._create_chain,
         )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._starting: set[asyncio.Task[None]] = set()
+        # The chains the P-Chain created, waiting for the primary network's (None: booted).
+        self._created: list[Blockchain] | None = []
         self._boot()
 
     def _boot(self) -> None:
         """Hosts the primary network's chains, then the chains the P-Chain created (replayed
-        from its journal: they wait for the primary network's, as avalanchego's chain manager
-        starts them after the P-Chain)."""
-        self._created: list[Blockchain] | None = []
+        from its journal), as avalanchego's chain manager starts them after the P-Chain."""
         for chain in primary_chains(self.ids):
             if self.host(chain) is None:
                 raise ValueError(f"no VM registered to run the {chain.alias}-Chain")
-        created, self._created = self._created, None
+        created, self._created = self._created or [], None
         for blockchain in created:
             self._host_created(blockchain)
         # Every chain has replayed its journal: the shared memory takes writes again.

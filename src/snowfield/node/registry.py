@@ -59,8 +59,9 @@ class Vm:
     name: str
 
 
-# The VMs of the primary network, as every avalanchego node registers them: platformvm's id is
-# the empty id; avm's and coreth's are their names padded to 32 bytes.
+# The VMs the node itself and the other VMs name (the primary network's chains, the posed
+# networks' X and C, the L1s `--l1` makes); a VM nothing else names keeps its Vm in its folder.
+# platformvm's id is the empty id; avm's and coreth's are their names padded to 32 bytes.
 PLATFORM_VM = Vm("11111111111111111111111111111111LpoYY", "platform")
 AVM_VM = Vm("jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq", "avm")
 EVM_VM = Vm("mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6", "evm")
