@@ -3,7 +3,7 @@ strings, bytes as checked hex, `X-<hrp>1…` addresses, `AVAX` as the fee asset'
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from snowfield.chains.exchange.chain import ExchangeChain
 from snowfield.errors import Conflict, InvalidParams
@@ -14,10 +14,8 @@ from snowfield.formats.ids import ID, ShortID
 from snowfield.node.gorilla_params import Params, chain_address
 from snowfield.node.networks import NetworkIds
 from snowfield.node.utxo_paging import checked_count, empty_end, page_limit, utxo_page
+from snowfield.node.vms.avm.runtime import XRuntime
 from snowfield.rpc.service import ServiceHandler
-
-if TYPE_CHECKING:
-    from snowfield.node.vms.avm.runtime import XRuntime
 
 AVAX_ALIAS = "AVAX"
 

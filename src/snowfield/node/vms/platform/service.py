@@ -3,7 +3,7 @@ decimal strings, fee endpoints as plain numbers, bytes as checked hex, `P-<hrp>1
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from snowfield.chains.platform.chain import PlatformChain
 from snowfield.errors import Conflict, InvalidParams, NotFound
@@ -17,11 +17,9 @@ from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.gorilla_params import Params, chain_address
 from snowfield.node.registry import ChainIds
 from snowfield.node.utxo_paging import checked_count, empty_end, page_limit, utxo_page
+from snowfield.node.vms.platform.runtime import PlatformRuntime
 from snowfield.node.vms.platform.validator_reads import ValidatorReads, validator_methods
 from snowfield.rpc.service import ServiceHandler
-
-if TYPE_CHECKING:
-    from snowfield.node.vms.platform.runtime import PlatformRuntime
 
 MAX_STAKE_ADDRESSES = 256  # platformvm's maxGetStakeAddrs
 P_ALIASES = ("P", "platform", str(P_CHAIN_ID))

@@ -8,7 +8,7 @@ getAtomicTxStatus, getAtomicTx; texts as coreth's `atomic/vm/api.go`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from snowfield.chains.evm.atomic import AtomicLedger, AtomicStatus
 from snowfield.errors import InvalidParams, NotFound
@@ -19,10 +19,8 @@ from snowfield.formats.platform.components import UTXO
 from snowfield.node.gorilla_params import Params, chain_address
 from snowfield.node.registry import ChainIds
 from snowfield.node.utxo_paging import checked_count, empty_end, page_limit
+from snowfield.node.vms.evm.runtime import EvmRuntime
 from snowfield.rpc.service import ServiceHandler
-
-if TYPE_CHECKING:
-    from snowfield.node.vms.evm.runtime import EvmRuntime
 
 MAX_BLOCKS_PER_ISSUE = 64
 Number = Callable[[int], Any]  # how a u64 leaves: str (avalanchego's json.Uint64) or int
