@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from snowfield.node.methods.txargs import TRANSACTION_ARGS_FIELDS
+from snowfield.node.vms.evm.methods.txargs import TRANSACTION_ARGS_FIELDS
 from snowfield.testing import RunningNode, serve_devnet
 
 # Any call runs out of time well before an answer counts as a hang.

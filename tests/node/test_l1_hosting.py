@@ -23,8 +23,8 @@ from snowfield.formats.hexcheck import encode_hex
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.secp256k1fx import Input
 from snowfield.formats.platform.subnet_txs import CreateChainTx, CreateSubnetTx
-from snowfield.node.evm_host import CUSTOM_EVM_VM
 from snowfield.node.l1_boot import PlatformWallet
+from snowfield.node.registry import CUSTOM_EVM_VM
 from snowfield.testing import RunningNode, serve_devnet
 
 DEV = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"

@@ -8,13 +8,16 @@ from typing import Any
 
 import httpx
 
+from snowfield.chains.evm.customgenesis import genesis_json
 from snowfield.cli.compose import build_node
-from snowfield.config import EvmChainSettings, NetworkSettings
+from snowfield.config import NetworkSettings
 from snowfield.formats.cb58 import decode_cb58
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.proposervm import parse
 from snowfield.node.app import create_node_app
+from snowfield.node.hosting import ChainSpec
 from snowfield.node.networks import network_ids
+from snowfield.node.registry import CUSTOM_EVM_VM
 from snowfield.testing import RunningNode, free_port, serve_asgi, serve_devnet
 
 GENESIS = 1_700_000_000
@@ -91,7 +94,7 @@ def test_info_names_the_hosted_chains() -> None:
 
 
 def test_admin_methods_are_bound_to_their_wire_names() -> None:
-    from snowfield.node.methods.admin import Admin
+    from snowfield.node.admin import Admin
 
     admin = Admin(None, {"x": 1})
     handlers = admin.handlers()
@@ -110,17 +113,9 @@ def test_admin_methods_are_bound_to_their_wire_names() -> None:
 def test_hosting_another_chain_is_one_registration() -> None:
     """An EVM L1 (no alias) registered with the node: routes, health check and info follow."""
     l1_id = "2Wpo2VrUCMzYXUbkjZ5Pfx5XqHgfEJxqKo7jYsMJCmqjXvKv3o"
-    l1 = EvmChainSettings(
-        alias=None,
-        chain_id=99_999,
-        gas_limit=8_000_000,
-        block_time=None,
-        genesis_timestamp=GENESIS,
-        pruning_enabled=False,
-        historical_proof_query_window=0,
-    )
+    genesis = genesis_json(99_999, {}, timestamp=GENESIS)
     node = build_node(NetworkSettings(port=free_port()))
-    node.register(node.host_evm(l1, l1_id))
+    node.host(ChainSpec(l1_id, node.ids.primary_subnet, CUSTOM_EVM_VM.id, genesis=genesis))
     with serve_asgi(create_node_app(node), port=node.settings.port) as base:
         assert call(f"{base}/ext/bc/{l1_id}/rpc", "eth_chainId", []) == hex(99_999)
         assert call(f"{base}/ext/bc/C/rpc", "eth_chainId", []) == hex(43112)

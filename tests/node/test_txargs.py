@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from snowfield.node.methods.txargs import call_args
+from snowfield.node.vms.evm.methods.txargs import call_args
 from snowfield.testing import RunningNode
 from tests.helpers import rpc_reply
 

@@ -14,7 +14,7 @@ import tracemalloc
 import httpx
 import orjson
 
-from snowfield.node.subscriptions import SubscriptionHub
+from snowfield.node.vms.evm.subscriptions import SubscriptionHub
 from snowfield.testing import serve_devnet
 
 ROUNDS = 5

@@ -79,7 +79,7 @@ def test_assets_nfts_and_dag(tmp_path: Path) -> None:
         )["result"]["utxos"]
         assert len(nft) == 2  # the NFT and the AVAX sent
         # 4 txs: 3 vertices (the second a sibling of the first), the stop vertex, one block
-        vertices = node.node.exchange.containers.vertices
+        vertices = node.node.chains["X"].runtime.containers.vertices
         decoded = [decode_vertex(vertices.container(h)) for h in range(1, len(vertices) + 1)]
         assert [v.stop for v in decoded] == [False, False, False, True]
         assert decoded[0].parent_ids == decoded[1].parent_ids
@@ -93,7 +93,7 @@ def test_assets_nfts_and_dag(tmp_path: Path) -> None:
             _x(again, "avm.getAllBalances", {"address": _addr(again, OTHER)})["result"] == balances
         )
         assert _x(again, "avm.getHeight")["result"] == {"height": "1"}
-        assert len(again.node.exchange.containers.txs) == 4
+        assert len(again.node.chains["X"].runtime.containers.txs) == 4
 
 
 def _addr(node: RunningNode, address: ShortID) -> str:
@@ -156,7 +156,7 @@ def test_refusals_carry_avalanchego_reasons(devnet: RunningNode) -> None:
 def test_conflicts_and_property_assets(devnet: RunningNode) -> None:
     """Two mempool txs spending one UTXO: the second is refused; a propertyfx asset is minted
     and burned through operations whose credentials verify."""
-    chain = devnet.node.exchange.chain
+    chain = devnet.node.chains["X"].runtime.chain
 
     async def build() -> tuple[XWallet, BaseTxFields, BaseTxFields]:
         wallet = await _wallet(devnet)
@@ -165,11 +165,11 @@ def test_conflicts_and_property_assets(devnet: RunningNode) -> None:
         return wallet, first, dataclasses.replace(first, memo=b"twin")
 
     wallet, first, twin = asyncio.run(build())
-    now = devnet.node.exchange.now()
+    now = devnet.node.chains["X"].runtime.now()
     chain.issue(wallet.sign(BaseTx(first), len(first.inputs)), now)
     with pytest.raises(Conflict, match="conflicts with tx"):
         chain.issue(wallet.sign(BaseTx(twin), len(twin.inputs)), now)
-    devnet.node.exchange.build()
+    devnet.node.chains["X"].runtime.build()
 
     owner = wallet.owner
 

@@ -157,7 +157,7 @@ def test_avalanchejs_creates_an_asset_and_reads_nft_txs() -> None:
             minted = await wallet.mint_nft(art, 0, b"first", wallet.address)
             utxos = [u.encode() for u in await wallet.utxos() if u.asset_id == art]
             await wallet.close()
-            chain = node.node.exchange.chain
+            chain = node.node.chains["X"].runtime.chain
             txs = [tx.encode() for tx in (chain.tx(art), chain.tx(minted)) if tx is not None]
             return txs, utxos
 

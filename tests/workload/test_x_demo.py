@@ -18,7 +18,7 @@ def test_x_demo_rounds() -> None:
             run_x_demo(node.base, keys, rounds=4, interval=0.0, stop=None, log=lines.append)
         )
         assert done == 4
-        exchange = node.node.exchange
+        exchange = node.node.chains["X"].runtime
         # the token, per round a send and an export, the NFT family and mints on rounds 1 and 4
         assert len(exchange.containers.txs) == 2 + 4 + 4 + 2
         assert exchange.chain.linearized

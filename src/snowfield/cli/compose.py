@@ -25,8 +25,13 @@ def build_node(settings: NetworkSettings) -> Any:
     and index state under `<data-dir>/<alias or blockchain id>/` and `<data-dir>/index/`."""
     from snowfield.node.node import Node
     from snowfield.node.storage import NodeStorage
+    from snowfield.node.vms.avm.host import AvmFactory
+    from snowfield.node.vms.evm.host import CorethFactory, SubnetEvmFactory
+    from snowfield.node.vms.platform.host import PlatformFactory
 
-    node = Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync))
+    # The VMs the node runs (a new VM: its folder under node/vms/ and one entry here).
+    vms = (PlatformFactory(), AvmFactory(), CorethFactory(), SubnetEvmFactory())
+    node = Node(settings, NodeStorage(settings.data_dir, fsync=settings.fsync), vms)
     for name, genesis in l1_specs(settings.l1 or ()):
         node.ensure_l1(name, genesis)
     return node

@@ -59,7 +59,7 @@ async def _run_devnet(settings: NetworkSettings) -> None:
 
 
 def _load_state_file(node: Any, path: Path | None) -> None:
-    from snowfield.node.methods.snapshots import load_state_blob
+    from snowfield.node.vms.evm.methods.snapshots import load_state_blob
 
     if path is not None:
         try:
@@ -72,7 +72,7 @@ def _load_state_file(node: Any, path: Path | None) -> None:
 def _dump_state_file(node: Any, path: Path | None) -> None:
     """Written on a clean exit (as anvil); beside it, not in place, so a crash mid-write
     leaves the previous file."""
-    from snowfield.node.methods.snapshots import dump_state_json
+    from snowfield.node.vms.evm.methods.snapshots import dump_state_json
 
     if path is not None:
         tmp = path.with_name(path.name + ".tmp")

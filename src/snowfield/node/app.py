@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from snowfield.node.connections import Connection
 from snowfield.node.metrics import NodeMetrics
 from snowfield.node.node import Node
 from snowfield.node.registry import (
@@ -28,7 +29,6 @@ from snowfield.node.registry import (
     HostedChain,
     Service,
 )
-from snowfield.node.subscriptions import Connection
 from snowfield.rpc.dispatch import Dispatcher
 from snowfield.rpc.service import ServiceDispatcher
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from snowfield.errors import InvalidParams
+from snowfield.rpc.service import ServiceDispatcher
 
 Check = Callable[[], Any]  # returns the message; raises to fail
 APPLICATION_TAG = "application"
@@ -130,3 +135,77 @@ class HealthService:
         while True:
             await asyncio.sleep(self.frequency)
             await asyncio.to_thread(self.refresh)
+
+
+def chain_health(last_height: int, last_id: str) -> dict[str, Any]:
+    """A hosted chain's check message as avalanchego's consensus engine reports it: its last
+    accepted block, none processing, and every peer connected."""
+    return {
+        "engine": {
+            "consensus": {
+                "lastAcceptedHeight": last_height,
+                "lastAcceptedID": last_id,
+                "longestProcessingBlock": "0s",
+                "processingBlocks": 0,
+            },
+            "vm": None,
+        },
+        "networking": {"percentConnected": 1.0},
+    }
+
+
+def register_node_checks(service: HealthService, data_dir: Path | None, min_disk: int) -> None:
+    """The node's own checks beside its chains': network, router, database, disk space (at
+    least `min_disk` bytes free) and bootstrapping."""
+
+    def disk_check() -> dict[str, Any]:
+        usage = shutil.disk_usage(data_dir or Path.cwd())
+        details = {
+            "availableDiskBytes": usage.free,
+            "availableDiskPercentage": usage.free * 100 // usage.total,
+        }
+        if usage.free < min_disk:
+            raise CheckFailed(
+                f"remaining available disk space ({usage.free}) is below minimum required "
+                f"available space ({min_disk})",
+                details,
+            )
+        return details
+
+    def database_check() -> None:
+        if data_dir is not None and not data_dir.exists():
+            raise CheckFailed(f"data directory {data_dir} is missing")
+
+    health = service.health
+    health.register(
+        "network",
+        lambda: {
+            "connectedPeers": 0,
+            "sendFailRate": 0,
+            "timeSinceLastMsgReceived": "0s",
+            "timeSinceLastMsgSent": "0s",
+        },
+    )
+    health.register("router", lambda: {"longestRunningRequest": "0s", "outstandingRequests": 0})
+    health.register("database", database_check)
+    health.register("diskspace", disk_check)
+    health.register("bootstrapped", lambda: [])
+    service.readiness.register("bootstrapped", lambda: [])
+
+
+def health_service(service: HealthService) -> ServiceDispatcher:
+    """health.* at /ext/health: the three namespaces, filtered by tags."""
+    return ServiceDispatcher(
+        {
+            "health.health": lambda p: service.health.report(_tags(p)),
+            "health.readiness": lambda p: service.readiness.report(_tags(p)),
+            "health.liveness": lambda p: service.liveness(),
+        }
+    )
+
+
+def _tags(params: dict[str, Any]) -> list[str]:
+    tags = params.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise InvalidParams("tags must be an array of strings")
+    return tags

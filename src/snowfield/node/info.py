@@ -9,7 +9,7 @@ from typing import Any
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.timefmt import format_rfc3339
 from snowfield.node.registry import ChainRegistry
-from snowfield.node.upgrades import FXS, VMS, static_fees, upgrade_config
+from snowfield.node.upgrades import FXS, static_fees, upgrade_config
 from snowfield.node.validators import Validator, ValidatorSet
 from snowfield.rpc.service import ServiceDispatcher, named_handlers, param, wire_name
 
@@ -38,6 +38,7 @@ class InfoService:
     validators: ValidatorSet
     now: Callable[[], float]
     staking_address: Callable[[Validator], str]  # a validator's staking ip:port
+    vms: dict[str, list[str]]  # the VMs the node runs: their ids and names
 
     @wire_name("info.getNetworkID")
     def get_network_id(self, _: dict[str, Any]) -> dict[str, str]:
@@ -124,7 +125,7 @@ class InfoService:
 
     @wire_name("info.getVMs")
     def get_vms(self, _: dict[str, Any]) -> dict[str, Any]:
-        return {"vms": VMS, "fxs": FXS}
+        return {"vms": self.vms, "fxs": FXS}
 
     @wire_name("info.upgrades")
     def upgrades(self, _: dict[str, Any]) -> dict[str, Any]:

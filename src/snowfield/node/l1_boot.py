@@ -34,8 +34,8 @@ from snowfield.formats.platform.signer import ProofOfPossession
 from snowfield.formats.platform.subnet_txs import CreateChainTx, CreateSubnetTx
 from snowfield.formats.platform.txs import Tx, unsigned_bytes
 from snowfield.formats.platform.types import AnyCredential, UnsignedTx
-from snowfield.node.platform_host import PlatformRuntime
 from snowfield.node.validators import Validator
+from snowfield.node.vms.platform.runtime import PlatformRuntime
 
 NANO_AVAX = 10**9
 # Each initial validator's P-Chain balance, 1 AVAX: pays the continuous fee (512 nAVAX/s at

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
+from snowfield.chains.platform.chain import PlatformChain
+from snowfield.errors import InvalidParams
+from snowfield.formats.ids import ID
+from snowfield.node.connections import Subscribers
 from snowfield.node.index import BlockIndex
-from snowfield.node.subscriptions import SubscriptionHub
+from snowfield.node.warp_signing import Verifier
 from snowfield.rpc.dispatch import Dispatcher
 from snowfield.rpc.service import ServiceDispatcher
 
@@ -34,7 +37,7 @@ class EvmWebSocket:
     """The same JSON-RPC over a WebSocket, with subscriptions published by `hub`."""
 
     dispatcher: Dispatcher
-    hub: SubscriptionHub
+    hub: Subscribers
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +48,25 @@ class GorillaService:
 
 
 Service = EvmRpc | EvmWebSocket | GorillaService
+ChainIds = Callable[[str], str | None]  # a chain alias or id → its blockchain id (cb58)
 
 
 @dataclass(frozen=True, slots=True)
 class Vm:
+    """A VM by its id (cb58) and the name info.getVMs lists it under (avalanchego's alias)."""
+
     id: str
     name: str
+
+
+# The VMs the node itself and the other VMs name (the primary network's chains, the posed
+# networks' X and C, the L1s `--l1` makes); a VM nothing else names keeps its Vm in its folder.
+# platformvm's id is the empty id; avm's and coreth's are their names padded to 32 bytes.
+PLATFORM_VM = Vm("11111111111111111111111111111111LpoYY", "platform")
+AVM_VM = Vm("jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq", "avm")
+EVM_VM = Vm("mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6", "evm")
+# The custom EVM's (subnet-evm's) VM id: a CreateChainTx naming it starts an EVM chain here.
+CUSTOM_EVM_VM = Vm("srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy", "subnet-evm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +75,8 @@ class HostedChain:
 
     `services` maps the path suffix under /ext/bc/{name}/ to its service; `indexes` maps the
     index name under /ext/index/{alias}/ (block, tx, vtx) to its index; `short_forms` are the
-    extra /ext/{form} paths avalanchego serves the chain's root service at."""
+    extra /ext/{form} paths avalanchego serves the chain's root service at; `warp` is what the
+    validators sign for the chain when a peer asks (ACP-118), None: nothing."""
 
     alias: str | None
     blockchain_id: str
@@ -71,6 +88,7 @@ class HostedChain:
     indexes: Mapping[str, BlockIndex] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     short_forms: tuple[str, ...] = ()
+    warp: Verifier | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -82,12 +100,6 @@ class HostedChain:
     def label(self) -> str:
         """Its alias, else its blockchain id: the name of its health check and data folder."""
         return self.alias or self.blockchain_id
-
-
-def chain_dir(data_dir: Path, label: str) -> Path:
-    """Where a chain keeps its data: `<data-dir>/<alias or blockchain id>` (so existing
-    `<data-dir>/C/` folders stay the C-Chain's)."""
-    return data_dir / label
 
 
 class ChainRegistry:
@@ -120,3 +132,22 @@ class ChainRegistry:
 
     def get(self, name: str) -> HostedChain | None:
         return self._by_name.get(name)
+
+    def blockchain_id(self, name: str) -> str | None:
+        """The blockchain id (cb58) of the hosted chain `name` names, if any."""
+        chain = self._by_name.get(name)
+        return chain.blockchain_id if chain else None
+
+    def verifier_of(self, chain_id: bytes) -> Verifier | None:
+        """What the validators may sign for the hosted chain `chain_id` names."""
+        chain = self._by_name.get(str(ID(chain_id))) if len(chain_id) == 32 else None
+        return chain.warp if chain else None
+
+    def platform(self) -> PlatformChain:
+        """The P-Chain's state, which every chain reads validators from (avalanchego's
+        validators.State); read when asked, as it may be hosted after its readers."""
+        hosted = self._by_name.get("P")
+        chain = getattr(hosted.runtime, "chain", None) if hosted is not None else None
+        if not isinstance(chain, PlatformChain):
+            raise InvalidParams("the P-Chain is not running")
+        return chain

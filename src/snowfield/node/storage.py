@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from snowfield.chains.journal import Journal, MemoryJournal
 from snowfield.errors import InvalidParams
 from snowfield.node.journal_file import FileJournal
-from snowfield.node.registry import chain_dir
 
 
 class NodeStorage:
@@ -44,10 +44,28 @@ class NodeStorage:
         tmp.write_text(json.dumps(identity, indent=2) + "\n")
         os.replace(tmp, path)
 
+    def chain_dir(self, label: str) -> Path | None:
+        """Where a chain keeps its data: `<data-dir>/<alias or blockchain id>` (so existing
+        `<data-dir>/C/` folders stay the C-Chain's); None in memory."""
+        return None if self.data_dir is None else self.data_dir / label
+
+    def genesis_time(self, label: str) -> int:
+        """The chain's genesis start time: now on first start, then what
+        `<chain-dir>/genesis-time` kept (the journaled blocks replay only on the same genesis)."""
+        directory = self.chain_dir(label)
+        path = directory / "genesis-time" if directory else None
+        if path is not None and path.exists():
+            return int(path.read_text())
+        now = int(time.time())
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(str(now))
+        return now
+
     def journal(self, label: str) -> Journal:
         if self.data_dir is None:
             return MemoryJournal()
-        return FileJournal(chain_dir(self.data_dir, label) / "chain.journal", fsync=self.fsync)
+        return FileJournal(self.data_dir / label / "chain.journal", fsync=self.fsync)
 
     def shared_memory_journal(self) -> Journal:
         """The network's shared memory: `<data-dir>/atomic/shared-memory.journal`."""

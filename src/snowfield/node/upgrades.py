@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from snowfield.formats.cb58 import encode_cb58
-from snowfield.node.evm_host import CUSTOM_EVM_VM
 from snowfield.node.networks import PRIMARY_NETWORK
 
 _ACTIVE = "2020-12-05T05:00:00Z"  # avalanchego's upgrade.InitiallyActiveTime
@@ -64,16 +63,8 @@ def static_fees(network_id: int) -> dict[str, str]:
 
 
 def _padded_id(name: str) -> str:
-    """A VM's or fx's id: its name padded with zeros to 32 bytes, in cb58 (as avalanchego)."""
+    """An fx's id: its name padded with zeros to 32 bytes, in cb58 (as avalanchego)."""
     return encode_cb58(name.encode().ljust(32, b"\0"))
 
 
-# The VMs every avalanchego node registers, and the custom EVM's plugin that L1s run here (as a
-# node with the plugin installed lists it) (info.getVMs), by id.
-VMS = {
-    PRIMARY_NETWORK: ["platform"],
-    _padded_id("avm"): ["avm"],
-    _padded_id("evm"): ["evm"],
-    CUSTOM_EVM_VM.id: [CUSTOM_EVM_VM.name],
-}
 FXS = {_padded_id(name): name for name in ("secp256k1fx", "nftfx", "propertyfx")}

@@ -126,6 +126,19 @@ class ValidatorSet:
         stopped = down.seconds + (now - down.since if down.since is not None else 0.0)
         return 100.0 if elapsed <= 0 else max(0.0, 100.0 * (elapsed - stopped) / elapsed)
 
+    def proposer(self, height: int) -> StakingIdentity:
+        """Who proposes the block at `height`: the running validators in turn."""
+        running = [v for v in self.validators if self.running(v)]
+        return running[height % len(running)].staking if running else self.own.staking
+
+    def observed_uptime(self, node_id: NodeID) -> tuple[float, bool]:
+        """A validator's measured uptime and whether it runs; a node the devnet does not run
+        counts as up."""
+        for validator in self.validators:
+            if validator.node_id == node_id:
+                return self.uptime(validator), self.running(validator)
+        return 100.0, True
+
     def _checked(self, node_id: str) -> Validator:
         NodeID.from_string(node_id)  # a malformed id gets the parser's error, not "not found"
         return self.find(node_id)

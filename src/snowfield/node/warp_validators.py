@@ -21,11 +21,7 @@ class NodeWarpValidators:
         self._chains = chains
 
     def _platform(self) -> PlatformChain:
-        hosted = self._chains.get("P")
-        chain = getattr(hosted.runtime, "chain", None) if hosted is not None else None
-        if not isinstance(chain, PlatformChain):
-            raise InvalidParams("the P-Chain is not running")
-        return chain
+        return self._chains.platform()
 
     def p_chain_height(self) -> int:
         return self._platform().height

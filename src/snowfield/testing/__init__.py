@@ -282,11 +282,11 @@ def serve_custom_evm(genesis: bytes) -> Iterator[tuple[str, Any]]:
     """A custom EVM chain (automining, on the wall clock) whose eth_, net_, web3_ and custom
     EVM methods are served over JSON-RPC at 127.0.0.1; yields (url, chain). Hosting it at
     /ext/bc/<id>/rpc inside a devnet is the node's job; this serves the chain alone."""
-    from snowfield.node.methods.customevm import custom_evm_methods
-    from snowfield.node.methods.eth import ProofPolicy, eth_methods
-    from snowfield.node.methods.logs import log_methods
-    from snowfield.node.methods.web3net import web3_net_methods
-    from snowfield.node.runtime import EvmRuntime
+    from snowfield.node.vms.evm.methods.customevm import custom_evm_methods
+    from snowfield.node.vms.evm.methods.eth import ProofPolicy, eth_methods
+    from snowfield.node.vms.evm.methods.logs import log_methods
+    from snowfield.node.vms.evm.methods.web3net import web3_net_methods
+    from snowfield.node.vms.evm.runtime import EvmRuntime
     from snowfield.rpc.dispatch import Dispatcher
 
     chain = custom_evm_chain(genesis, clock=time.time)
@@ -339,9 +339,11 @@ def serve_devnet_with_custom_evm(
     from snowfield.config import EvmChainSettings
     from snowfield.crypto.hashing import sha256
     from snowfield.formats.cb58 import encode_cb58
-    from snowfield.node.evm_host import evm_health
     from snowfield.node.registry import EvmRpc, EvmWebSocket, HostedChain, Vm
-    from snowfield.node.runtime import EvmRuntime
+    from snowfield.node.vms.evm.host import evm_health
+    from snowfield.node.vms.evm.runtime import EvmRuntime
+    from snowfield.node.vms.evm.service import evm_rpc_methods
+    from snowfield.node.warp_signing import EvmVerifier
     from snowfield.node.warp_validators import snow_context
     from snowfield.rpc.dispatch import Dispatcher, Limits
 
@@ -370,7 +372,7 @@ def serve_devnet_with_custom_evm(
     limits = Limits(
         batch_items=settings.batch_request_limit, request_bytes=settings.max_request_bytes
     )
-    rpc = Dispatcher(node.evm_rpc_methods(runtime, chain_settings), limits)
+    rpc = Dispatcher(evm_rpc_methods(runtime, chain_settings, node.context), limits)
     node.register(
         HostedChain(
             alias=None,
@@ -380,6 +382,7 @@ def serve_devnet_with_custom_evm(
             runtime=runtime,
             services={"rpc": EvmRpc(rpc), "ws": EvmWebSocket(rpc, runtime.hub)},
             health=lambda: evm_health(runtime.ids),
+            warp=EvmVerifier(lambda: chain),
         )
     )
     try:

@@ -1,1 +1,0 @@
-"""JSON-RPC methods of the node, one module per namespace."""

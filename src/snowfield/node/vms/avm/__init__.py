@@ -1,0 +1,1 @@
+"""The X-Chain's VM (avm): its runtime and avm.* service."""

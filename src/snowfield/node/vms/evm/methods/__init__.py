@@ -1,0 +1,1 @@
+"""JSON-RPC methods of an EVM chain, one module per namespace."""

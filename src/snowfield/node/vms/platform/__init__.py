@@ -1,0 +1,1 @@
+"""The P-Chain's VM (platformvm): its runtime, blocks and platform.* service."""
