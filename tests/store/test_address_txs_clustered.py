@@ -3,7 +3,7 @@ table on PostgreSQL; the upgrade rebuilds a store's rowid table with the same ro
 
 from __future__ import annotations
 
-from snowfield.store import queries
+from snowfield.store import evm_queries
 from snowfield.store.database import Database
 from snowfield.store.schema import SCHEMA_VERSION
 from tests.store.plans import last_query_plan
@@ -63,7 +63,7 @@ def test_upgrade_rebuilds_the_rowid_table_with_the_same_rows(db: Database) -> No
         # Operation 5's page: one range of the table itself, no rowid lookups.
         plan = last_query_plan(
             db,
-            lambda d: queries.address_documents(
+            lambda d: evm_queries.address_documents(
                 d, 43114, ROWS[0][1], start_block=None, end_block=None,
                 descending=True, after=None, limit=10,
             ),

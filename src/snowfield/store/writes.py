@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-from snowfield.store import queries
 from snowfield.store import rollups as rollup_tables
+from snowfield.store import sql, token_queries
 from snowfield.store.database import Database, Writer
 from snowfield.store.documents import ERC_TYPES
 from snowfield.store.read_model import BatchDocuments, batch_documents, forget_naming
@@ -95,14 +95,14 @@ def block_hash(db: Database, chain_id: int, number: int) -> str | None:
 
 def known_tokens(db: Database, chain_id: int, addresses: Iterable[str]) -> set[str]:
     """Which of these addresses already have a `tokens` row (so need no detection calls)."""
-    return set(queries.tokens(db, chain_id, addresses))
+    return set(token_queries.tokens(db, chain_id, addresses))
 
 
 def known_nfts(
     db: Database, chain_id: int, keys: Iterable[tuple[str, int]]
 ) -> set[tuple[str, int]]:
     """Which (token, token id) pairs already have an `nfts` row."""
-    return set(queries.nfts(db, chain_id, keys))
+    return set(token_queries.nfts(db, chain_id, keys))
 
 
 def write_batch(
@@ -338,8 +338,8 @@ def _index_icm_addresses(w: Writer, bundles: Sequence[BlockBundle]) -> None:
 
 def _reindex_icm_addresses(w: Writer, chain_id: int, message_ids: Sequence[str]) -> None:
     """Rebuilds the chain's rows of those messages from the events that remain (an unwind)."""
-    for part in queries._chunks(sorted(message_ids)):
-        marks = queries._in(part)
+    for part in sql.chunks(sorted(message_ids)):
+        marks = sql.in_list(part)
         w.execute(
             f"DELETE FROM icm_address_messages WHERE chain_id = ? AND message_id IN {marks}",
             (chain_id, *part),
@@ -438,7 +438,7 @@ def unwind(
         forget_naming(w, chain_id, [r[0] for r in leaving], height)
         unwound_messages = w.query(
             "SELECT DISTINCT message_id FROM icm_events WHERE chain_id = ? AND block_number >= ?"
-            f" AND kind IN {queries._in(ICM_NAMING_KINDS)}",
+            f" AND kind IN {sql.in_list(ICM_NAMING_KINDS)}",
             (chain_id, height, *ICM_NAMING_KINDS),
         )
         for table, column in BLOCK_COLUMNS.items():
