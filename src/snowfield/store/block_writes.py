@@ -33,7 +33,11 @@ def insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocum
     w.executemany(
         "INSERT INTO tx_inputs (chain_id, block_number, tx_index, input) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (chain_id, block_number, tx_index) DO NOTHING",
-        [(t.chain_id, t.block_number, t.tx_index, t.input) for t in txs if t.input != "0x"],
+        [
+            (t.chain_id, t.block_number, t.tx_index, t.input)
+            for t in txs
+            if t.input not in (None, "0x")
+        ],
     )
     w.executemany(
         "INSERT INTO logs (chain_id, block_number, tx_index, log_index, tx_hash, address, topic0,"

@@ -77,3 +77,14 @@ def find_chain(db: Database, ref: str) -> ChainRow | None:
             (ref,),
         )
     return None if row is None else _chain(row)
+
+
+def address_chains(db: Database, address: str) -> list[ChainRow]:
+    """The indexed EVM chains where `address` took part in a transaction in any role (sender,
+    receiver, token transfer, internal call), by EVM chain id: one key probe per chain."""
+    rows = db.query(
+        f"SELECT {_CHAIN_COLS} FROM chains c WHERE chain_id IS NOT NULL AND EXISTS (SELECT 1"
+        " FROM address_txs a WHERE a.chain_id = c.chain_id AND a.address = ?) ORDER BY chain_id",
+        (address,),
+    )
+    return [_chain(r) for r in rows]

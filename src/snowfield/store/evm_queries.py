@@ -1,4 +1,5 @@
-"""Read queries of EVM chain history: address activity (operations 5, 6, 7) and blocks (9).
+"""Read queries of EVM chain history: address activity (operations 5, 6, 7, listNative,
+listInternals) and blocks (9).
 
 Every listing is keyset-paged (fetch `limit + 1`, never OFFSET) and returns a `Page` whose
 `next_key` is the position of its last item; callers turn that into a signed page token.
@@ -14,20 +15,22 @@ from typing import Any
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page, page_of
 from snowfield.store.rows import BlockRow, InternalTxRow, TransferRow, TxRow
-from snowfield.store.sql import MAX_BIGINT, between, in_list, keyset, order
+from snowfield.store.sql import MAX_BIGINT, between, chunks, in_list, keyset, order
 
-_BLOCK_COLS = (
-    "chain_id, number, hash, parent_hash, timestamp, gas_used, gas_limit, base_fee, tx_count, miner"
+BLOCK_COLS = (
+    "chain_id, number, hash, parent_hash, timestamp, gas_used, gas_limit, base_fee, tx_count, "
+    "miner, fees_spent, gas_cost, timestamp_ms, min_delay_excess, cumulative_txs"
 )
-_TX_COLS = (
+TX_COLS = (
     "chain_id, block_number, tx_index, hash, block_hash, block_timestamp, from_addr, to_addr, "
-    "value, nonce, gas_limit, gas_used, gas_price, tx_type, status, selector, created"
+    "value, nonce, gas_limit, gas_used, gas_price, tx_type, status, selector, created, "
+    "max_fee_per_gas, max_priority_fee_per_gas"
 )
-_TRANSFER_COLS = (
+TRANSFER_COLS = (
     "chain_id, block_number, tx_index, log_index, batch_index, tx_hash, block_timestamp, token, "
     "erc_type, from_addr, to_addr, token_id, value"
 )
-_INTERNAL_COLS = (
+INTERNAL_COLS = (
     "chain_id, block_number, tx_index, trace_index, tx_hash, from_addr, to_addr, call_type, "
     "value, gas_limit, gas_used, reverted"
 )
@@ -36,26 +39,34 @@ _INTERNAL_COLS = (
 # -- row conversion ----------------------------------------------------------------------------
 
 
-def _block(r: tuple[Any, ...]) -> BlockRow:
-    base_fee = None if r[7] is None else int(r[7])
-    return BlockRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], base_fee, r[8], r[9])
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
-def _tx(r: tuple[Any, ...]) -> TxRow:
-    return TxRow(
-        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], int(r[8]), r[9], r[10], r[11],
-        int(r[12]), r[13], r[14], r[15], r[16],
+def block_of(r: tuple[Any, ...]) -> BlockRow:
+    """A BlockRow from the columns BLOCK_COLS names."""
+    return BlockRow(
+        r[0], r[1], r[2], r[3], r[4], r[5], r[6], _int(r[7]), r[8], r[9], int(r[10]), int(r[11]),
+        r[12], r[13], r[14],
     )  # fmt: skip
 
 
-def _transfer(r: tuple[Any, ...]) -> TransferRow:
+def tx_of(r: tuple[Any, ...]) -> TxRow:
+    """A TxRow from the columns TX_COLS names (its input is not read)."""
+    return TxRow(
+        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], int(r[8]), r[9], r[10], r[11],
+        int(r[12]), r[13], r[14], r[15], r[16], _int(r[17]), _int(r[18]),
+    )  # fmt: skip
+
+
+def transfer_of(r: tuple[Any, ...]) -> TransferRow:
     token_id = None if r[11] is None else int(r[11])
     return TransferRow(
         r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], token_id, int(r[12])
     )
 
 
-def _internal(r: tuple[Any, ...]) -> InternalTxRow:
+def internal_of(r: tuple[Any, ...]) -> InternalTxRow:
     return InternalTxRow(
         r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], int(r[8]), r[9], r[10], bool(r[11])
     )
@@ -78,7 +89,7 @@ def address_transactions(
     """Transactions that involve `address` in any role; key (block_number, tx_index)."""
     rng, rng_p = between("a.block_number", start_block, end_block)
     ks, ks_p = keyset("a.block_number, a.tx_index", descending, after)
-    cols = ", ".join("t." + c.strip() for c in _TX_COLS.split(","))
+    cols = ", ".join("t." + c.strip() for c in TX_COLS.split(","))
     rows = db.query(
         f"SELECT {cols} FROM address_txs a JOIN transactions t"
         " ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
@@ -87,7 +98,7 @@ def address_transactions(
         f"{order('a.block_number, a.tx_index', descending)} LIMIT ?",
         [chain_id, address, *rng_p, *ks_p, limit + 1],
     )
-    return page_of([_tx(r) for r in rows], limit, lambda t: (t.block_number, t.tx_index))
+    return page_of([tx_of(r) for r in rows], limit, lambda t: (t.block_number, t.tx_index))
 
 
 def address_documents(
@@ -130,13 +141,13 @@ def transfers_in_txs(
     rows = _rows_of_txs(
         db,
         "transfers",
-        _TRANSFER_COLS,
+        TRANSFER_COLS,
         "block_number, log_index, batch_index",
         chain_id,
         address,
         txs,
     )
-    return [_transfer(r) for r in rows]
+    return [transfer_of(r) for r in rows]
 
 
 def internal_txs_in_txs(
@@ -146,13 +157,13 @@ def internal_txs_in_txs(
     rows = _rows_of_txs(
         db,
         "internal_txs",
-        _INTERNAL_COLS,
+        INTERNAL_COLS,
         "block_number, tx_index, trace_index",
         chain_id,
         address,
         txs,
     )
-    return [_internal(r) for r in rows]
+    return [internal_of(r) for r in rows]
 
 
 def _rows_of_txs(
@@ -198,7 +209,7 @@ def address_transfers(
     sort = order(key_cols, descending)
     # One index scan per role, merged: an OR over two columns would defeat both indexes.
     branch = (
-        f"SELECT {_TRANSFER_COLS} FROM transfers WHERE chain_id = ? AND {{role}} = ?"
+        f"SELECT {TRANSFER_COLS} FROM transfers WHERE chain_id = ? AND {{role}} = ?"
         f" AND erc_type = ?{rng}{ks}{sort} LIMIT ?"
     )
     params = [chain_id, address, erc_type, *rng_p, *ks_p, limit + 1]
@@ -208,7 +219,7 @@ def address_transfers(
         [*params, *params, limit + 1],
     )
     return page_of(
-        [_transfer(r) for r in rows],
+        [transfer_of(r) for r in rows],
         limit,
         lambda t: (t.block_number, t.log_index, t.batch_index),
     )
@@ -235,13 +246,13 @@ def find_block(db: Database, chain_id: int, ref: int | str) -> BlockRow | None:
         if ref > MAX_BIGINT:
             return None
         row = db.query_one(
-            f"SELECT {_BLOCK_COLS} FROM blocks WHERE chain_id = ? AND number = ?", (chain_id, ref)
+            f"SELECT {BLOCK_COLS} FROM blocks WHERE chain_id = ? AND number = ?", (chain_id, ref)
         )
     else:
         row = db.query_one(
-            f"SELECT {_BLOCK_COLS} FROM blocks WHERE chain_id = ? AND hash = ?", (chain_id, ref)
+            f"SELECT {BLOCK_COLS} FROM blocks WHERE chain_id = ? AND hash = ?", (chain_id, ref)
         )
-    return None if row is None else _block(row)
+    return None if row is None else block_of(row)
 
 
 def block_transactions(
@@ -250,11 +261,89 @@ def block_transactions(
     """Transactions of one block in index order; `limit` None means the whole block."""
     ks, ks_p = keyset("tx_index", False, after)
     sql = (
-        f"SELECT {_TX_COLS} FROM transactions WHERE chain_id = ? AND block_number = ?{ks}"
+        f"SELECT {TX_COLS} FROM transactions WHERE chain_id = ? AND block_number = ?{ks}"
         " ORDER BY tx_index"
     )
     params: list[Any] = [chain_id, number, *ks_p]
     if limit is None:
-        return Page([_tx(r) for r in db.query(sql, params)], None)
+        return Page([tx_of(r) for r in db.query(sql, params)], None)
     rows = db.query(sql + " LIMIT ?", [*params, limit + 1])
-    return page_of([_tx(r) for r in rows], limit, lambda t: (t.tx_index,))
+    return page_of([tx_of(r) for r in rows], limit, lambda t: (t.tx_index,))
+
+
+def blocks_by_number(db: Database, chain_id: int, numbers: Sequence[int]) -> dict[int, BlockRow]:
+    """The stored blocks among `numbers` (a page's block hashes and times)."""
+    unique = sorted(set(numbers))
+    found: dict[int, BlockRow] = {}
+    for part in chunks(unique):
+        rows = db.query(
+            f"SELECT {BLOCK_COLS} FROM blocks WHERE chain_id = ? AND number IN {in_list(part)}",
+            [chain_id, *part],
+        )
+        found.update((b.number, b) for b in map(block_of, rows))
+    return found
+
+
+# -- listNative and listInternals --------------------------------------------------------------
+
+
+def address_native_transactions(
+    db: Database,
+    chain_id: int,
+    address: str,
+    *,
+    start_block: int | None,
+    end_block: int | None,
+    descending: bool,
+    after: Key | None,
+    limit: int,
+) -> Page[TxRow]:
+    """Transactions `address` sent or received (the created contract receives its creation);
+    key (block_number, tx_index)."""
+    rng, rng_p = between("a.block_number", start_block, end_block)
+    ks, ks_p = keyset("a.block_number, a.tx_index", descending, after)
+    cols = ", ".join("t." + c.strip() for c in TX_COLS.split(","))
+    # `native = 1` repeats the partial index's condition (address_txs_native).
+    rows = db.query(
+        f"SELECT {cols} FROM address_txs a JOIN transactions t"
+        " ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
+        " AND t.tx_index = a.tx_index"
+        f" WHERE a.chain_id = ? AND a.address = ? AND a.native = 1{rng}{ks}"
+        f"{order('a.block_number, a.tx_index', descending)} LIMIT ?",
+        [chain_id, address, *rng_p, *ks_p, limit + 1],
+    )
+    return page_of([tx_of(r) for r in rows], limit, lambda t: (t.block_number, t.tx_index))
+
+
+def address_internal_txs(
+    db: Database,
+    chain_id: int,
+    address: str,
+    *,
+    start_block: int | None,
+    end_block: int | None,
+    descending: bool,
+    after: Key | None,
+    limit: int,
+) -> Page[InternalTxRow]:
+    """The listed internal transactions (block_writes.listed: value-moving CALL and CALLCODE,
+    CREATE and CREATE2, reverted ones too) `address` sent or received; key (block_number,
+    tx_index, trace_index)."""
+    rng, rng_p = between("block_number", start_block, end_block)
+    key_cols = "block_number, tx_index, trace_index"
+    ks, ks_p = keyset(key_cols, descending, after)
+    sort = order(key_cols, descending)
+    # One index range per role, merged; `listed = 1` repeats the partial indexes' condition.
+    branch = (
+        f"SELECT {INTERNAL_COLS} FROM internal_txs WHERE chain_id = ? AND {{role}} = ?"
+        f" AND listed = 1{rng}{ks}{sort} LIMIT ?"
+    )
+    params = [chain_id, address, *rng_p, *ks_p, limit + 1]
+    rows = db.query(
+        f"SELECT * FROM ({branch.format(role='from_addr')}) AS f"
+        f" UNION SELECT * FROM ({branch.format(role='to_addr')}) AS t{sort} LIMIT ?",
+        [*params, *params, limit + 1],
+    )
+    return page_of(
+        [internal_of(r) for r in rows], limit, lambda i: (i.block_number, i.tx_index, i.trace_index)
+    )

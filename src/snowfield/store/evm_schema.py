@@ -219,7 +219,7 @@ EVM_TABLES: tuple[str, ...] = (
     "CREATE UNIQUE INDEX IF NOT EXISTS blocks_by_hash ON blocks (chain_id, hash)",
     # The latest blocks and transactions of several chains, merged by time: where each chain's
     # blocks of a time begin.
-    "CREATE INDEX IF NOT EXISTS blocks_by_time ON blocks (chain_id, timestamp)",
+    "CREATE INDEX IF NOT EXISTS blocks_by_time ON blocks (chain_id, timestamp, number)",
     _TRANSACTIONS,
     "CREATE UNIQUE INDEX IF NOT EXISTS transactions_by_hash ON transactions (chain_id, hash)",
     # The latest failed transactions: few, so a small index of their own (partial: a

@@ -76,7 +76,7 @@ class TxRow:
     created: str | None  # contract address created by a creation transaction
     max_fee_per_gas: int | None = None  # EIP-1559 transactions (type 2 and later) only
     max_priority_fee_per_gas: int | None = None
-    input: str = "0x"  # the call data, lower-case hex
+    input: str | None = None  # the call data, lower-case hex; None where not read (listings)
 
 
 @dataclass(frozen=True, slots=True)

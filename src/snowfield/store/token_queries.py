@@ -1,4 +1,5 @@
-"""Read queries of contracts, tokens, NFT holdings and native balances (operations 4, 8, 10).
+"""Read queries of contracts, tokens, NFTs and native balances (operations 4, 8, 10, the
+NFT collection routes).
 
 Listings are keyset-paged like every other (fetch `limit + 1`, never OFFSET); lookups of many
 tokens or NFTs go out in chunks that stay under the databases' parameter limits.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from snowfield.store.database import Database
@@ -141,3 +143,36 @@ def deployments(
     return page_of(
         [_contract(r) for r in rows], limit, lambda c: (c.block_number, c.tx_index, c.address)
     )
+
+
+# -- NFT collections (nfts.list, nfts.get) -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NftToken:
+    """An ERC-721 or ERC-1155 token id as indexed, with its current owner (ERC-721 only)."""
+
+    nft: NftRow
+    owner: str | None
+
+
+def collection_tokens(
+    db: Database, chain_id: int, token: str, *, after: Key | None, limit: int
+) -> Page[NftToken]:
+    """The ids of one NFT contract the index has seen; key (token_id as stored text)."""
+    ks, ks_p = keyset("token_id", False, after)
+    rows = db.query(
+        f"SELECT {_NFT_COLS}, owner FROM nfts WHERE chain_id = ? AND token = ?{ks}"
+        " ORDER BY token_id LIMIT ?",
+        [chain_id, token, *ks_p, limit + 1],
+    )
+    items = [NftToken(_nft(r[:-1]), r[-1]) for r in rows]
+    return page_of(items, limit, lambda t: (str(t.nft.token_id),))
+
+
+def find_nft(db: Database, chain_id: int, token: str, token_id: int) -> NftToken | None:
+    row = db.query_one(
+        f"SELECT {_NFT_COLS}, owner FROM nfts WHERE chain_id = ? AND token = ? AND token_id = ?",
+        (chain_id, token, str(token_id)),
+    )
+    return None if row is None else NftToken(_nft(row[:-1]), row[-1])
