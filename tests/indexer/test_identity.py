@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from snowfield.indexer.identity import info_target, learn_blockchain_id
-from snowfield.store import queries
+from snowfield.store import chain_queries
 from snowfield.testing import free_port, open_database, serve_devnet
 
 
@@ -28,7 +28,7 @@ def test_blockchain_id_from_the_node_or_none(tmp_path: Path) -> None:
         command += ["--db", str(db), "--until", "0", "--log-level", "warn"]
         subprocess.run(command, check=True, timeout=120)
         with open_database(str(db)) as store:
-            found = queries.find_chain(store, c_chain)
+            found = chain_queries.find_chain(store, c_chain)
             assert found is not None and found.chain_id == 43112
     # No node there (or one without /ext/info): no id, the store derives one.
     nowhere = f"http://127.0.0.1:{free_port()}/ext/bc/C/rpc"

@@ -1,11 +1,12 @@
 """address_txs, operation 5's keyset: clustered by its key on SQLite (WITHOUT ROWID), a plain
-table on PostgreSQL; the upgrade rebuilds a store's rowid table with the same rows."""
+table on PostgreSQL; schema 9's upgrade rebuilds a store's rowid table with the same rows (and
+schema 11's then empties it for the indexer to read the chain again)."""
 
 from __future__ import annotations
 
-from snowfield.store import queries
+from snowfield.store import evm_queries
 from snowfield.store.database import Database
-from snowfield.store.schema import SCHEMA_VERSION
+from snowfield.store.schema import SCHEMA_VERSION, cluster_address_txs
 from tests.store.plans import last_query_plan
 
 V8_ADDRESS_TXS = """CREATE TABLE address_txs (
@@ -19,6 +20,12 @@ ROWS = [
     (43114, f"0x{(i * 7919) % 50:040x}", i // 3, i % 3, None if i % 4 else f'{{"n": {i}}}')
     for i in range(300)
 ]
+
+
+INSERT = (
+    "INSERT INTO address_txs (chain_id, address, block_number, tx_index, document)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
 
 
 def _stored(db: Database) -> list[tuple[object, ...]]:
@@ -35,7 +42,7 @@ def _clustered(db: Database) -> bool:
 
 def test_a_new_store_has_the_table_in_its_dialect(db: Database) -> None:
     with db.transaction() as w:
-        w.executemany("INSERT INTO address_txs VALUES (?, ?, ?, ?, ?)", ROWS)
+        w.executemany(INSERT, ROWS)
     assert _stored(db) == sorted(ROWS, key=lambda r: r[:4])
     if db.dialect == "sqlite":
         assert _clustered(db)
@@ -49,13 +56,22 @@ def test_upgrade_rebuilds_the_rowid_table_with_the_same_rows(db: Database) -> No
             "CREATE INDEX IF NOT EXISTS address_txs_by_block ON address_txs"
             " (chain_id, block_number)"
         )
-        w.executemany("INSERT INTO address_txs VALUES (?, ?, ?, ?, ?)", ROWS)
+        w.executemany(INSERT, ROWS)
         w.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
     if db.dialect == "sqlite":
         assert not _clustered(db)
+    with db.transaction() as w:  # schema 9's step alone: the rows stay
+        cluster_address_txs(w)
+    assert _stored(db) == sorted(ROWS, key=lambda r: r[:4])
+    with db.transaction() as w:
+        w.execute("DROP TABLE address_txs")
+        w.execute(V8_ADDRESS_TXS)
+        w.executemany(INSERT, ROWS)
     db.migrate()
     assert db.meta("schema_version") == str(SCHEMA_VERSION)
-    assert _stored(db) == sorted(ROWS, key=lambda r: r[:4])
+    assert _stored(db) == []  # schema 11: the chains are read again from genesis
+    with db.transaction() as w:
+        w.executemany(INSERT, ROWS)
     if db.dialect == "sqlite":
         assert _clustered(db)
         names = {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'index'")}
@@ -63,7 +79,7 @@ def test_upgrade_rebuilds_the_rowid_table_with_the_same_rows(db: Database) -> No
         # Operation 5's page: one range of the table itself, no rowid lookups.
         plan = last_query_plan(
             db,
-            lambda d: queries.address_documents(
+            lambda d: evm_queries.address_documents(
                 d, 43114, ROWS[0][1], start_block=None, end_block=None,
                 descending=True, after=None, limit=10,
             ),

@@ -3,7 +3,7 @@ store that keyed chains by EVM chain id."""
 
 from __future__ import annotations
 
-from snowfield.store import queries
+from snowfield.store import chain_queries
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
 from snowfield.store.schema import SCHEMA_VERSION
@@ -23,13 +23,13 @@ def test_a_chain_is_keyed_by_blockchain_id_and_found_by_either_id(db: Database) 
     upsert_chain(db, ChainRow(31337, "anvil", "local", "http://b"))
     keys = db.query("SELECT blockchain_id, derived_id, chain_id FROM chains ORDER BY chain_id")
     assert [tuple(r) for r in keys] == [("evm-31337", 1, 31337), (C_CHAIN, 0, 43114)]
-    found = queries.find_chain(db, C_CHAIN)
+    found = chain_queries.find_chain(db, C_CHAIN)
     assert found is not None and found.chain_id == 43114 and found.blockchain_id == C_CHAIN
-    anvil = queries.find_chain(db, "31337")
+    anvil = chain_queries.find_chain(db, "31337")
     assert anvil is not None and anvil.blockchain_id is None  # a derived key is no real id
     # The node names the real id later: the chain is re-keyed, not duplicated.
     upsert_chain(db, ChainRow(31337, "anvil", "local", "http://b", blockchain_id="abc"))
-    assert [c.blockchain_id for c in queries.list_chains(db)] == ["abc", C_CHAIN]
+    assert [c.blockchain_id for c in chain_queries.list_chains(db)] == ["abc", C_CHAIN]
 
 
 def test_upgrade_from_chains_keyed_by_evm_chain_id(db: Database) -> None:
@@ -45,9 +45,9 @@ def test_upgrade_from_chains_keyed_by_evm_chain_id(db: Database) -> None:
         w.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     db.migrate()
     assert db.meta("schema_version") == str(SCHEMA_VERSION)
-    chains = queries.list_chains(db)
+    chains = chain_queries.list_chains(db)
     assert [(c.chain_id, c.blockchain_id) for c in chains] == [(31337, None), (43114, C_CHAIN)]
     assert chains[1].features == ("nftIndexing",) and chains[1].token_symbol == "AVAX"
-    assert queries.find_chain(db, "evm-31337") is not None
+    assert chain_queries.find_chain(db, "evm-31337") is not None
     db.migrate()  # idempotent
-    assert len(queries.list_chains(db)) == 2
+    assert len(chain_queries.list_chains(db)) == 2

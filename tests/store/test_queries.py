@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snowfield.errors import InvalidParams
-from snowfield.store import curation, queries
+from snowfield.store import chain_queries, curation, evm_queries, token_queries
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key, list_keys, lookup_key, revoke_key
 from snowfield.store.pagination import PageTokens, page_of
@@ -44,16 +44,19 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
 
 
 def test_chains_by_id_blockchain_id_and_network(db: Database) -> None:
-    assert [c.chain_id for c in queries.list_chains(db)] == [CHAIN, OTHER_CHAIN]
-    assert [c.chain_id for c in queries.list_chains(db, testnet=True)] == [CHAIN]
-    assert [c.chain_id for c in queries.list_chains(db, testnet=False)] == [OTHER_CHAIN]
-    found = queries.find_chain(db, BLOCKCHAIN_ID)
+    assert [c.chain_id for c in chain_queries.list_chains(db)] == [CHAIN, OTHER_CHAIN]
+    assert [c.chain_id for c in chain_queries.list_chains(db, testnet=True)] == [CHAIN]
+    assert [c.chain_id for c in chain_queries.list_chains(db, testnet=False)] == [OTHER_CHAIN]
+    found = chain_queries.find_chain(db, BLOCKCHAIN_ID)
     assert found is not None and found.chain_id == CHAIN
     assert found.features == ("nftIndexing",) and found.private is False
-    assert queries.find_chain(db, str(CHAIN)) == found
-    assert queries.find_chain(db, str(2**64)) is None  # beyond BIGINT: no row, no error
-    assert queries.find_chain(db, "nope") is None
-    assert queries.find_chain(db, "a\x00b") is None and queries.find_chain(db, "9" * 500) is None
+    assert chain_queries.find_chain(db, str(CHAIN)) == found
+    assert chain_queries.find_chain(db, str(2**64)) is None  # beyond BIGINT: no row, no error
+    assert chain_queries.find_chain(db, "nope") is None
+    assert (
+        chain_queries.find_chain(db, "a\x00b") is None
+        and chain_queries.find_chain(db, "9" * 500) is None
+    )
 
 
 def test_address_transactions_keyset_both_ways(db: Database) -> None:
@@ -61,7 +64,7 @@ def test_address_transactions_keyset_both_ways(db: Database) -> None:
         keys: list[tuple[int, int]] = []
         after = None
         while True:
-            page = queries.address_transactions(
+            page = evm_queries.address_transactions(
                 db,
                 CHAIN,
                 BOB,
@@ -84,37 +87,37 @@ def test_address_transactions_keyset_both_ways(db: Database) -> None:
 
 def test_transfers_sub_queries_keep_the_address_side(db: Database) -> None:
     keys = [(4, 1), (4, 2)]
-    bob = queries.transfers_in_txs(db, CHAIN, BOB, keys)
+    bob = evm_queries.transfers_in_txs(db, CHAIN, BOB, keys)
     assert [(t.erc_type, t.to_addr) for t in bob] == [("ERC-20", BOB)]
-    alice = queries.transfers_in_txs(db, CHAIN, ALICE, keys)
+    alice = evm_queries.transfers_in_txs(db, CHAIN, ALICE, keys)
     assert [(t.erc_type, t.token_id) for t in alice] == [("ERC-20", None), ("ERC-721", 4)]
-    assert queries.internal_txs_in_txs(db, CHAIN, BOB, keys) == []
-    assert queries.transfers_in_txs(db, CHAIN, BOB, []) == []
+    assert evm_queries.internal_txs_in_txs(db, CHAIN, BOB, keys) == []
+    assert evm_queries.transfers_in_txs(db, CHAIN, BOB, []) == []
 
 
 def test_nfts_balances_blocks_contracts(db: Database) -> None:
-    owned = queries.owned_nfts(db, CHAIN, BOB, contract=None, after=None, limit=2)
+    owned = token_queries.owned_nfts(db, CHAIN, BOB, contract=None, after=None, limit=2)
     assert [n.token_id for n in owned.items] == [2, 4] and owned.next_key == (NFT, "4")
-    rest = queries.owned_nfts(db, CHAIN, BOB, contract=NFT, after=owned.next_key, limit=10)
+    rest = token_queries.owned_nfts(db, CHAIN, BOB, contract=NFT, after=owned.next_key, limit=10)
     assert [n.token_id for n in rest.items] == [6, 8] and rest.next_key is None
-    assert queries.nfts(db, CHAIN, [(NFT, 4), (NFT, 5)]).keys() == {(NFT, 4)}
-    assert queries.native_balance(db, CHAIN, ALICE) == 10_000 * 10**18 - 10 * 10**18
-    assert queries.native_balance(db, CHAIN, BOB) is None
-    block = queries.find_block(db, CHAIN, 3)
-    assert block is not None and queries.find_block(db, CHAIN, block.hash) == block
-    assert queries.find_block(db, CHAIN, 2**63) is None
-    whole = queries.block_transactions(db, CHAIN, 3, after=None, limit=None)
+    assert token_queries.nfts(db, CHAIN, [(NFT, 4), (NFT, 5)]).keys() == {(NFT, 4)}
+    assert token_queries.native_balance(db, CHAIN, ALICE) == 10_000 * 10**18 - 10 * 10**18
+    assert token_queries.native_balance(db, CHAIN, BOB) is None
+    block = evm_queries.find_block(db, CHAIN, 3)
+    assert block is not None and evm_queries.find_block(db, CHAIN, block.hash) == block
+    assert evm_queries.find_block(db, CHAIN, 2**63) is None
+    whole = evm_queries.block_transactions(db, CHAIN, 3, after=None, limit=None)
     assert [t.tx_index for t in whole.items] == [0, 1, 2, 3] and whole.next_key is None
-    assert queries.block_hashes(db, CHAIN, [3, 3, 99]) == {3: block.hash}
-    child = queries.find_contract(db, CHAIN, CHILD)
+    assert evm_queries.block_hashes(db, CHAIN, [3, 3, 99]) == {3: block.hash}
+    child = token_queries.find_contract(db, CHAIN, CHILD)
     assert child is not None and child.factory == FACTORY
-    page = queries.deployments(db, CHAIN, ALICE, after=None, limit=1)
+    page = token_queries.deployments(db, CHAIN, ALICE, after=None, limit=1)
     assert len(page.items) == 1 and page.next_key is not None
-    assert set(queries.tokens(db, CHAIN, [TOKEN, NFT, BOB])) == {TOKEN, NFT}
+    assert set(token_queries.tokens(db, CHAIN, [TOKEN, NFT, BOB])) == {TOKEN, NFT}
 
 
 def test_erc_transfers_union_of_both_roles(db: Database) -> None:
-    page = queries.address_transfers(
+    page = evm_queries.address_transfers(
         db,
         CHAIN,
         BOB,
@@ -176,16 +179,16 @@ def test_listings_read_indexes_not_the_whole_chain(db: Database) -> None:
     db.query = explain  # type: ignore[method-assign]
     try:
         for kind in ("ERC-20", "ERC-721"):
-            queries.address_transfers(
+            evm_queries.address_transfers(
                 db, CHAIN, BOB, kind, start_block=None, end_block=None, descending=True,
                 after=(5, 1, 0), limit=10,
             )  # fmt: skip
-        queries.transfers_in_txs(db, CHAIN, BOB, [(4, 1), (5, 2)])
-        queries.internal_txs_in_txs(db, CHAIN, BOB, [(4, 1), (5, 2)])
-        queries.address_transactions(
+        evm_queries.transfers_in_txs(db, CHAIN, BOB, [(4, 1), (5, 2)])
+        evm_queries.internal_txs_in_txs(db, CHAIN, BOB, [(4, 1), (5, 2)])
+        evm_queries.address_transactions(
             db, CHAIN, BOB, start_block=None, end_block=None, descending=True, after=None, limit=5
         )
-        queries.owned_nfts(db, CHAIN, BOB, contract=None, after=None, limit=5)
+        token_queries.owned_nfts(db, CHAIN, BOB, contract=None, after=None, limit=5)
     finally:
         del db.query
     searches = [p for p in plans if p.startswith("SEARCH")]
@@ -265,7 +268,7 @@ def test_a_read_past_its_time_limit_is_aborted(tmp_path: Path) -> None:
 def test_token_and_nft_lookups_of_a_whole_batch_span_several_in_lists(db: Database) -> None:
     # 1,200 unknown addresses sort before TOKEN, so it is found only past the first 500.
     unknown = [f"0x{n:040x}" for n in range(1, 1201)]
-    found = queries.tokens(db, CHAIN, [*unknown, TOKEN, NFT])
+    found = token_queries.tokens(db, CHAIN, [*unknown, TOKEN, NFT])
     assert set(found) == {TOKEN, NFT} and found[TOKEN].symbol == "TOK"
     ids = [(NFT, n) for n in range(1000, 2200)] + [(NFT, 2), (NFT, 4)]
-    assert set(queries.nfts(db, CHAIN, ids)) == {(NFT, 2), (NFT, 4)}
+    assert set(token_queries.nfts(db, CHAIN, ids)) == {(NFT, 2), (NFT, 4)}

@@ -18,7 +18,7 @@ from snowfield.api.params import (
     START_BLOCK,
 )
 from snowfield.errors import InvalidParams
-from snowfield.store import documents, queries
+from snowfield.store import documents, evm_queries, token_queries
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page
 from snowfield.store.rows import ChainRow, InternalTxRow, TransferRow
@@ -63,7 +63,7 @@ def _nft_ids(transfers: list[TransferRow]) -> list[tuple[str, int]]:
 def _transactions(db: Database, q: Listing) -> tuple[list[Any], Page[Any]]:
     """Operation 5's page from the read model: one query, items embedded verbatim. A page
     with a row whose documents are missing (see store/read_model.py) renders from the rows."""
-    page = queries.address_documents(
+    page = evm_queries.address_documents(
         db,
         q.chain_id,
         q.address,
@@ -77,23 +77,23 @@ def _transactions(db: Database, q: Listing) -> tuple[list[Any], Page[Any]]:
 
 def _rendered_transactions(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
     """Operation 5's page rendered from the rows (what the documents hold, computed now)."""
-    page = queries.address_transactions(
+    page = evm_queries.address_transactions(
         db,
         q.chain_id,
         q.address,
         **q.window(),
     )
     keys = [(t.block_number, t.tx_index) for t in page.items]
-    transfers = queries.transfers_in_txs(db, q.chain_id, q.address, keys)
-    internals = queries.internal_txs_in_txs(db, q.chain_id, q.address, keys)
-    names = queries.tokens(
+    transfers = evm_queries.transfers_in_txs(db, q.chain_id, q.address, keys)
+    internals = evm_queries.internal_txs_in_txs(db, q.chain_id, q.address, keys)
+    names = token_queries.tokens(
         db,
         q.chain_id,
         [a for t in page.items for a in (t.from_addr, t.to_addr, t.created) if a]
         + [a for t in transfers for a in (t.from_addr, t.to_addr, t.token)]
         + [a for i in internals for a in (i.from_addr, i.to_addr)],
     )
-    nfts = queries.nfts(db, q.chain_id, _nft_ids(transfers))
+    nfts = token_queries.nfts(db, q.chain_id, _nft_ids(transfers))
     by_tx: dict[tuple[int, int], tuple[list[TransferRow], list[InternalTxRow]]] = {
         key: ([], []) for key in keys
     }
@@ -112,18 +112,18 @@ def _rendered_transactions(db: Database, q: Listing) -> tuple[list[Json], Page[A
 
 
 def _transfers(db: Database, q: Listing, erc_type: str) -> tuple[list[Json], Page[Any]]:
-    page = queries.address_transfers(
+    page = evm_queries.address_transfers(
         db,
         q.chain_id,
         q.address,
         erc_type,
         **q.window(),
     )
-    hashes = queries.block_hashes(db, q.chain_id, [t.block_number for t in page.items])
-    names = queries.tokens(
+    hashes = evm_queries.block_hashes(db, q.chain_id, [t.block_number for t in page.items])
+    names = token_queries.tokens(
         db, q.chain_id, [a for t in page.items for a in (t.from_addr, t.to_addr, t.token)]
     )
-    nfts = queries.nfts(db, q.chain_id, _nft_ids(page.items))
+    nfts = token_queries.nfts(db, q.chain_id, _nft_ids(page.items))
     items = [
         render.listed_transfer(t, hashes.get(t.block_number, ""), names, nfts) for t in page.items
     ]
@@ -151,9 +151,11 @@ async def list_erc721(ctx: Context) -> Json:
 def _holdings(
     db: Database, chain: ChainRow, owner: str, contract: str | None, after: Key | None, size: int
 ) -> tuple[Json, Page[Any]]:
-    page = queries.owned_nfts(db, chain.chain_id, owner, contract=contract, after=after, limit=size)
-    names = queries.tokens(db, chain.chain_id, [n.token for n in page.items])
-    balance = queries.native_balance(db, chain.chain_id, owner)
+    page = token_queries.owned_nfts(
+        db, chain.chain_id, owner, contract=contract, after=after, limit=size
+    )
+    names = token_queries.tokens(db, chain.chain_id, [n.token for n in page.items])
+    balance = token_queries.native_balance(db, chain.chain_id, owner)
     body = {
         "nativeTokenBalance": render.native_balance(chain, balance),
         "erc721TokenBalances": [

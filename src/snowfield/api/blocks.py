@@ -8,7 +8,7 @@ from snowfield.api import render
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import BLOCK_ID, CHAIN_ID, PAGE_SIZE, PAGE_TOKEN
 from snowfield.errors import NotFound
-from snowfield.store import queries
+from snowfield.store import evm_queries, token_queries
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page
 
@@ -16,12 +16,14 @@ from snowfield.store.pagination import Key, Page
 def _load(
     db: Database, chain_id: int, block: int | str, after: Key | None, size: int
 ) -> tuple[list[Json], Page[Any]]:
-    found = queries.find_block(db, chain_id, block)
+    found = evm_queries.find_block(db, chain_id, block)
     if found is None:
         raise NotFound(f"block {block} not found")
     # pageSize 0 (the clients' default) means the whole block on one page.
-    page = queries.block_transactions(db, chain_id, found.number, after=after, limit=size or None)
-    names = queries.tokens(
+    page = evm_queries.block_transactions(
+        db, chain_id, found.number, after=after, limit=size or None
+    )
+    names = token_queries.tokens(
         db, chain_id, [a for t in page.items for a in (t.from_addr, t.to_addr, t.created) if a]
     )
     return [render.native_transaction(t, names) for t in page.items], page

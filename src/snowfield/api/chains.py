@@ -8,7 +8,7 @@ from snowfield.api import render
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import FEATURE, NETWORK
 from snowfield.formats.icm import MESSENGER_ADDRESSES
-from snowfield.store import icm, queries
+from snowfield.store import chain_queries, icm
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
 
@@ -16,7 +16,7 @@ from snowfield.store.rows import ChainRow
 def _chains(db: Database, testnet: bool | None) -> list[ChainRow]:
     """The chains, with `teleporter` among the features of those where the ICM messenger is
     (as the data service enables it per chain)."""
-    found = queries.list_chains(db, testnet=testnet)
+    found = chain_queries.list_chains(db, testnet=testnet)
     with_messenger = icm.messenger_chains(db, MESSENGER_ADDRESSES)
     return [
         dataclasses.replace(c, features=(*c.features, "teleporter"))

@@ -8,14 +8,14 @@ from snowfield.api import render
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import ADDRESS, CHAIN_ID, PAGE_SIZE, PAGE_TOKEN
 from snowfield.errors import NotFound
-from snowfield.store import curation, queries
+from snowfield.store import curation, token_queries
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page
 
 
 def _metadata(db: Database, chain_id: int, address: str) -> Json:
-    contract = queries.find_contract(db, chain_id, address)
-    token = queries.tokens(db, chain_id, [address]).get(address)
+    contract = token_queries.find_contract(db, chain_id, address)
+    token = token_queries.tokens(db, chain_id, [address]).get(address)
     curated = curation.curated(db, chain_id, [address]).get(address)
     if contract is None and token is None and curated is None:
         raise NotFound(f"{address} is not a known contract on chain {chain_id}")
@@ -30,9 +30,9 @@ async def get_contract_metadata(ctx: Context) -> Json:
 def _deployments(
     db: Database, chain_id: int, deployer: str, after: Key | None, size: int
 ) -> tuple[list[Json], Page[Any]]:
-    page = queries.deployments(db, chain_id, deployer, after=after, limit=size)
+    page = token_queries.deployments(db, chain_id, deployer, after=after, limit=size)
     addresses = [c.address for c in page.items]
-    tokens = queries.tokens(db, chain_id, addresses)
+    tokens = token_queries.tokens(db, chain_id, addresses)
     curated = curation.curated(db, chain_id, addresses)
     items = [
         render.contract_metadata(c.address, c, tokens.get(c.address), curated.get(c.address))

@@ -13,7 +13,7 @@ from typing import Any
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import ADDRESS, NETWORK, PAGE_SIZE, PAGE_TOKEN
-from snowfield.store import icm, queries
+from snowfield.store import chain_queries, icm, token_queries
 from snowfield.store.database import Database
 from snowfield.store.documents import put
 from snowfield.store.keys import ApiKey
@@ -52,13 +52,13 @@ def _messages(
     after: Key | None,
     size: int,
 ) -> tuple[list[Json], Page[Any]]:
-    rows = queries.list_chains(db)
+    rows = chain_queries.list_chains(db)
     chains = _Chains(rows)
     testnet = None if network is None else network != "mainnet"
     visible = [
         c.chain_id
         for c in rows
-        if queries.on_network(c, testnet) and (key is None or key.allows(c.chain_id))
+        if chain_queries.on_network(c, testnet) and (key is None or key.allows(c.chain_id))
     ]
     page = icm.messages_of(db, address, visible, after=after, limit=size)
     events = icm.events_of(db, [m for m, _ in page.items], visible)
@@ -70,7 +70,7 @@ def _messages(
     tokens = {
         (chain_id, address): token
         for chain_id, addresses in fee_tokens.items()
-        for address, token in queries.tokens(db, chain_id, addresses).items()
+        for address, token in token_queries.tokens(db, chain_id, addresses).items()
     }
     items = [
         _message(message_id, events.get(message_id, []), chains, tokens)

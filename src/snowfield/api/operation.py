@@ -17,7 +17,7 @@ from snowfield.api.params import Param, parse_all, single_values
 from snowfield.api.request_body import request_json
 from snowfield.api.responses import Endpoint, Headers, send_json
 from snowfield.errors import Forbidden, NotFound
-from snowfield.store import primary, queries
+from snowfield.store import chain_queries, primary
 from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey
 from snowfield.store.pagination import Key, Page, PageTokens
@@ -98,7 +98,7 @@ class ChainCache(StoreCache[str, "ChainRow | None"]):
     def __init__(
         self, db: Database, *, ttl: float = 5.0, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        super().__init__(db, queries.find_chain, ttl=ttl, clock=clock)
+        super().__init__(db, chain_queries.find_chain, ttl=ttl, clock=clock)
 
     async def find(self, ref: str) -> ChainRow | None:
         return await self.get(ref)

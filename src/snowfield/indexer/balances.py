@@ -4,7 +4,10 @@ Computed locally from the block's value transfers and fees, starting from the ad
 stored balance, then checked against the node once per batch (its balance at the batch's last
 block). An address whose computed end balance differs — an effect the rows do not show, such as
 an atomic import or a fee rule of another chain — is read from the node block by block instead.
-This keeps the node calls per batch near the number of distinct addresses, not of touches."""
+This keeps the node calls per batch near the number of distinct addresses, not of touches.
+
+An address seen for the first time with the balance it had at genesis gets an opening row at
+block 0, so that a balance at a past block is known before its first transaction too."""
 
 from __future__ import annotations
 
@@ -90,7 +93,7 @@ class BalanceTracker:
         if not addresses:
             return [[] for _ in bundles]
         first, last = bundles[0].block.number, bundles[-1].block.number
-        start, at_end = await asyncio.gather(
+        (start, opening), at_end = await asyncio.gather(
             self._start(addresses, first), self.calls.balances([(a, last) for a in addresses])
         )
         actual = dict(zip(addresses, at_end, strict=True))
@@ -113,22 +116,35 @@ class BalanceTracker:
         for address in addresses:
             for number, balance in values[address]:
                 rows[number].append(BalanceRow(self.chain_id, address, number, balance))
-        return [sorted(rows[b.block.number], key=lambda r: r.address) for b in bundles]
+        per_block = [sorted(rows[b.block.number], key=lambda r: r.address) for b in bundles]
+        per_block[0] = opening + per_block[0]  # rows of earlier blocks ride with the first
+        return per_block
 
-    async def _start(self, addresses: Sequence[str], first: int) -> dict[str, int]:
+    async def _start(
+        self, addresses: Sequence[str], first: int
+    ) -> tuple[dict[str, int], list[BalanceRow]]:
         """Each address's balance before the batch: its last computed or stored row, else the
-        node's."""
+        node's; and the opening rows of the addresses the index sees for the first time."""
         recent = {a: v[1] for a in addresses if (v := self._recent.get(a)) and v[0] < first}
         rest = [a for a in addresses if a not in recent]
         stored = await asyncio.to_thread(latest_balances, self.db, self.chain_id, rest, first)
         stored.update(recent)
         missing = [a for a in addresses if a not in stored]
-        if missing:
-            # Before block 0 there is nothing; genesis allocations are block 0's state.
-            at = max(first - 1, 0)
-            fetched = await self.calls.balances([(a, at) for a in missing])
-            stored.update(zip(missing, fetched, strict=True))
-        return stored
+        if not missing:
+            return stored, []
+        # Before block 0 there is nothing; genesis allocations are block 0's state.
+        before = max(first - 1, 0)
+        wanted = [(a, n) for a in missing for n in sorted({before, 0})]
+        at = dict(zip(wanted, await self.calls.balances(wanted), strict=True))
+        stored.update((a, at[(a, before)]) for a in missing)
+        # An address funded at genesis and untouched since has had that balance from block 0
+        # on: its opening row says so. One funded later by what no row shows (an atomic
+        # import) gets none: when is not known, and the balance before its first row is not.
+        return stored, [
+            BalanceRow(self.chain_id, a, 0, balance)
+            for a in missing
+            if (balance := at[(a, before)]) != 0 and at[(a, 0)] == balance
+        ]
 
     async def _fetch(
         self, wrong: Sequence[str], values: dict[str, list[tuple[int, int]]]

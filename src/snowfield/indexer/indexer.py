@@ -26,11 +26,13 @@ from snowfield.indexer.calls import Calls
 from snowfield.indexer.extract.activity import activity
 from snowfield.indexer.extract.blocks import block_row, tx_rows
 from snowfield.indexer.extract.icm import icm_rows
+from snowfield.indexer.extract.logs import log_rows
 from snowfield.indexer.extract.traces import contract_rows, internal_rows
 from snowfield.indexer.extract.transfers import transfer_rows
 from snowfield.indexer.nfts import nft_rows
 from snowfield.indexer.rollups import compute as compute_rollups
 from snowfield.indexer.source import NodeSource, RawBlock
+from snowfield.indexer.token_balances import TokenBalanceTracker
 from snowfield.indexer.tokens import detect
 from snowfield.rpc.client import DocumentFetcher
 from snowfield.store import writes
@@ -142,6 +144,7 @@ class Indexer:
         # Metrics rollups move with the rows; off only to measure what they cost (bench).
         self.rollups = compute_rollups if rollups else None
         self.balances = BalanceTracker(db, calls, chain_id)
+        self.token_balances = TokenBalanceTracker(db, calls, chain_id)
         self.stats = Stats()
         self._rollups_checked = False
         self._in_flight = InFlight()
@@ -202,6 +205,7 @@ class Indexer:
             self._in_flight = InFlight()
             if fork is not None or not done:
                 self.balances.forget()  # values of batches that were never written
+                self.token_balances.forget()
         return fork
 
     async def _fetch_stage(
@@ -252,6 +256,7 @@ class Indexer:
             height = batch.bundles[-1].block.number
             self._in_flight.written(height)
             self.balances.settle(height)
+            self.token_balances.settle(height)
             report(height + 1)
 
     async def follow(self, stop: asyncio.Event, poll: float = 0.5) -> None:
@@ -306,13 +311,16 @@ class Indexer:
         bundles = [extract(self.chain_id, raw) for raw in raws]
         extracted = time.perf_counter()
         self.stats.busy["extract"] += extracted - began
-        tokens, nfts, balances = await asyncio.gather(
-            self._tokens(bundles), self._nfts(bundles), self._balances(bundles)
+        tokens, nfts, balances, token_balances = await asyncio.gather(
+            self._tokens(bundles),
+            self._nfts(bundles),
+            self._balances(bundles),
+            self.token_balances.rows(bundles),
         )
         self.stats.busy["enrich"] += time.perf_counter() - extracted
         with_balances = [
-            dataclasses.replace(bundle, balances=tuple(per_block))
-            for bundle, per_block in zip(bundles, balances, strict=True)
+            dataclasses.replace(bundle, balances=tuple(native), token_balances=tuple(held))
+            for bundle, native, held in zip(bundles, balances, token_balances, strict=True)
         ]
         return Batch(with_balances, tokens, nfts)
 
@@ -356,8 +364,8 @@ class Indexer:
 
 def extract(chain_id: int, raw: RawBlock) -> BlockBundle:
     """All rows of one block (pure)."""
-    block = block_row(chain_id, raw.block)
     txs = tx_rows(chain_id, raw.block, raw.receipts)
+    block = block_row(chain_id, raw.block, txs)
     transfers = transfer_rows(chain_id, block.number, block.timestamp, raw.receipts)
     internals = internal_rows(chain_id, txs, raw.traces) if raw.traces is not None else []
     return BlockBundle(
@@ -368,6 +376,7 @@ def extract(chain_id: int, raw: RawBlock) -> BlockBundle:
         contracts=tuple(contract_rows(chain_id, txs, internals)),
         activity=activity(txs, transfers, internals),
         icm=tuple(icm_rows(chain_id, block.number, block.timestamp, raw.receipts)),
+        logs=tuple(log_rows(chain_id, block.number, raw.receipts)),
     )
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from snowfield.errors import InvalidParams, Unavailable
-from snowfield.store.schema import SCHEMA_VERSION, TABLES, UPGRADES, ddl_for
+from snowfield.store.schema import AFTER_UPGRADES, SCHEMA_VERSION, TABLES, UPGRADES, ddl_for
 
 Params = Sequence[Any]
 
@@ -189,11 +189,9 @@ class Database:
             )
             stored = int(w.query("SELECT value FROM meta WHERE key = 'schema_version'")[0][0])
             for version in range(stored + 1, SCHEMA_VERSION + 1):
-                for step in UPGRADES.get(version, ()):
-                    if callable(step):
-                        step(w)
-                    else:
-                        w.execute(ddl_for(self.dialect, step))
+                upgrade(w, version)
+            for ddl in AFTER_UPGRADES:
+                w.execute(ddl_for(self.dialect, ddl))
             w.execute(
                 "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
             )
@@ -205,6 +203,15 @@ class Database:
     def meta(self, key: str) -> str | None:
         row = self.query_one("SELECT value FROM meta WHERE key = ?", (key,))
         return None if row is None else str(row[0])
+
+
+def upgrade(w: Writer, version: int) -> None:
+    """The steps that bring a store of `version - 1` to `version`, in the open transaction."""
+    for step in UPGRADES.get(version, ()):
+        if callable(step):
+            step(w)
+        else:
+            w.execute(ddl_for(w.dialect, step))
 
 
 class Writer:

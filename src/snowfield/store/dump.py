@@ -10,6 +10,8 @@ from snowfield.store.database import Database
 INDEXED: dict[str, str] = {
     "blocks": "chain_id, number",
     "transactions": "chain_id, block_number, tx_index",
+    "tx_inputs": "chain_id, block_number, tx_index",
+    "logs": "chain_id, block_number, tx_index, log_index",
     "transfers": "chain_id, block_number, log_index, batch_index",
     "internal_txs": "chain_id, block_number, tx_index, trace_index",
     "address_txs": "chain_id, address, block_number, tx_index",
@@ -17,6 +19,8 @@ INDEXED: dict[str, str] = {
     "tokens": "chain_id, address",
     "nfts": "chain_id, token, token_id",
     "balances": "chain_id, address, block_number",
+    "token_balance_history": "chain_id, holder, kind, token, token_id, block_number",
+    "token_balances": "chain_id, holder, kind, token, token_id",
     "icm_events": "chain_id, block_number, log_index",
     "icm_address_messages": "address, message_id, chain_id",
     "checkpoints": "chain_id",

@@ -13,8 +13,8 @@ import orjson
 
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page, page_of
-from snowfield.store.queries import _chunks, _in
 from snowfield.store.rows import IcmEventRow
+from snowfield.store.sql import chunks, in_list
 
 _COLS = (
     "chain_id, block_number, tx_index, log_index, tx_hash, block_timestamp, gas_spent, contract,"
@@ -62,7 +62,7 @@ def messages_of(
     the send is not indexed): its earliest row on those chains."""
     if not chain_ids:
         return Page([], None)
-    chains = _in(chain_ids)
+    chains = in_list(chain_ids)
     keyset = ""
     bound: list[Any] = []
     if after is not None:
@@ -91,9 +91,9 @@ def events_of(
     """Every event of those messages on `chain_ids`, per message in chain order."""
     found: dict[str, list[IcmEventRow]] = {}
     allowed = set(chain_ids)
-    for part in _chunks(sorted(set(message_ids))):
+    for part in chunks(sorted(set(message_ids))):
         rows = db.query(
-            f"SELECT {_COLS} FROM icm_events WHERE message_id IN {_in(part)}"
+            f"SELECT {_COLS} FROM icm_events WHERE message_id IN {in_list(part)}"
             " ORDER BY block_timestamp, chain_id, block_number, log_index",
             list(part),
         )
@@ -109,7 +109,7 @@ def messenger_chains(db: Database, messengers: Sequence[str]) -> set[int]:
     chain: operation 3 asks on every call."""
     deployed = (
         " OR EXISTS (SELECT 1 FROM contracts k WHERE k.chain_id = chains.chain_id"
-        f" AND k.address IN {_in(messengers)})"
+        f" AND k.address IN {in_list(messengers)})"
         if messengers
         else ""
     )

@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from snowfield.store import queries
+from snowfield.store import sql
 from snowfield.store.database import Database, Writer
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
@@ -72,7 +72,7 @@ def known_txs(db: Database, pchain: str, tx_ids: Sequence[str]) -> set[str]:
     if not tx_ids:
         return set()
     rows = db.query(
-        f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN {queries._in(tx_ids)}",
+        f"SELECT tx_id FROM p_txs WHERE pchain = ? AND tx_id IN {sql.in_list(tx_ids)}",
         [pchain, *tx_ids],
     )
     return {str(r[0]) for r in rows}
@@ -156,12 +156,12 @@ def _write_documents(w: Writer, pchain: str, tx_ids: set[str]) -> None:
     if not network:
         return
     ids = sorted(tx_ids)
-    for chunk in queries._chunks(ids):
+    for chunk in sql.chunks(ids):
         staking = [
             str(r[0])
             for r in w.query(
                 "SELECT tx_id FROM p_staking_txs WHERE pchain = ?"
-                f" AND tx_id IN {queries._in(chunk)}",
+                f" AND tx_id IN {sql.in_list(chunk)}",
                 [pchain, *chunk],
             )
         ]
@@ -207,10 +207,10 @@ def _write_blocks(w: Writer, pchain: str, blocks: Sequence[BlockRows]) -> None:
     position = {t.tx_id: (b.timestamp, b.height, t.tx_index) for b in blocks for t in b.txs}
     links = {(a, t.tx_id) for b in blocks for t in b.txs for a in t.addresses}
     consumers = sorted({consumer for b in blocks for consumer, _ in b.spends})
-    for chunk in queries._chunks(consumers):
+    for chunk in sql.chunks(consumers):
         for consumer, addresses in w.query(
             "SELECT consuming_tx, addresses FROM p_utxos WHERE pchain = ?"
-            f" AND consuming_tx IN {queries._in(chunk)}",
+            f" AND consuming_tx IN {sql.in_list(chunk)}",
             [pchain, *chunk],
         ):
             links.update((a, str(consumer)) for a in split_list(addresses))

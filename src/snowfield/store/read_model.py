@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from snowfield.store import documents, queries
+from snowfield.store import documents, token_queries
 from snowfield.store.database import Database, Writer
 from snowfield.store.rows import BlockBundle, InternalTxRow, NftRow, TokenRow, TransferRow
 
@@ -33,9 +33,9 @@ def batch_documents(
 ) -> BatchDocuments:
     """Documents of every transaction and (address, transaction) pair of the batch, with the
     token and NFT facts known once the batch is written (its own, then the stored ones)."""
-    known = queries.tokens(db, chain_id, _named(bundles))
+    known = token_queries.tokens(db, chain_id, _named(bundles))
     known.update((t.address, t) for t in tokens)
-    items = queries.nfts(db, chain_id, _nft_ids(bundles))
+    items = token_queries.nfts(db, chain_id, _nft_ids(bundles))
     items.update(((n.token, n.token_id), n) for n in nfts)
     out = BatchDocuments({}, {})
     for bundle in bundles:

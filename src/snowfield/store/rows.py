@@ -46,6 +46,13 @@ class BlockRow:
     base_fee: int | None
     tx_count: int
     miner: str
+    fees_spent: int = 0  # sum of gas_used * effective gas price over the block's transactions
+    gas_cost: int = 0  # Avalanche's blockGasCost header field (0 where the header has none)
+    timestamp_ms: int | None = None  # Granite's timestampMilliseconds, where the header has it
+    min_delay_excess: int | None = None  # Granite's minDelayExcess, where the header has it
+    # Transactions of the chain up to and including this block: the store computes it as it
+    # writes the block (None until then).
+    cumulative_txs: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +74,9 @@ class TxRow:
     status: int
     selector: str  # "0x" + first 4 bytes of input, or "" for empty input
     created: str | None  # contract address created by a creation transaction
+    max_fee_per_gas: int | None = None  # EIP-1559 transactions (type 2 and later) only
+    max_priority_fee_per_gas: int | None = None
+    input: str | None = None  # the call data, lower-case hex; None where not read (listings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +169,40 @@ class BalanceRow:
 
 
 @dataclass(frozen=True, slots=True)
+class LogRow:
+    """One log of a transaction's receipt, as the node gave it."""
+
+    chain_id: int
+    block_number: int
+    tx_index: int
+    log_index: int  # position in the block
+    tx_hash: str
+    address: str  # the emitting contract
+    topics: tuple[str, ...]  # 0 to 4 topics, lower-case 0x hex
+    data: str  # lower-case 0x hex
+
+
+# Token kinds of the token balance tables: numbers whose order keeps the collectibles (721 and
+# 1155) one range of a holder's rows.
+ERC20, ERC721, ERC1155 = 20, 721, 1155
+TOKEN_KINDS = {"ERC-20": ERC20, "ERC-721": ERC721, "ERC-1155": ERC1155}
+
+
+@dataclass(frozen=True, slots=True)
+class TokenBalanceRow:
+    """A holder's balance of one token (an ERC-20, or one id of an ERC-721 or ERC-1155
+    contract) after a block whose transfers changed it; an ERC-721 balance is 1 or 0."""
+
+    chain_id: int
+    holder: str
+    kind: int  # ERC20 | ERC721 | ERC1155
+    token: str
+    token_id: int | None  # None for ERC-20
+    block_number: int
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
 class IcmEventRow:
     """One ICM messenger event (formats/icm.py names the kinds). Message fields are set on
     send, receive and failed rows; fee fields on send, receipt and fee rows."""
@@ -200,3 +244,5 @@ class BlockBundle:
     # the transaction, a token transfer or an internal transaction.
     activity: tuple[tuple[str, int], ...] = ()
     icm: tuple[IcmEventRow, ...] = ()
+    logs: tuple[LogRow, ...] = ()
+    token_balances: tuple[TokenBalanceRow, ...] = ()

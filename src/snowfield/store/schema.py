@@ -4,7 +4,8 @@ Conventions: `chain_id` is the EVM chain id and leads every key of chain data (t
 table itself is keyed by blockchain id); addresses and hashes are lower-case 0x-hex TEXT;
 quantities that can exceed 64 bits (values, balances, prices, token ids) are decimal TEXT;
 booleans are SMALLINT 0/1. Every block-derived table carries `block_number`
-so that an unwind is `DELETE ... WHERE block_number >= h`.
+so that an unwind is `DELETE ... WHERE block_number >= h`. The EVM chains' block-derived
+tables are in evm_schema.py, the primary network's in primary_schema.py.
 """
 
 from __future__ import annotations
@@ -12,6 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from snowfield.store.evm_schema import (
+    ADDRESS_TXS_BY_BLOCK,
+    ADDRESS_TXS_V9,
+    CLUSTERED,
+    EVM_INDEXES,
+    EVM_TABLES,
+    reread_evm_chains,
+)
 from snowfield.store.primary_schema import (
     P_STAKER_OWNERS,
     P_STAKING_ROWS,
@@ -20,7 +29,7 @@ from snowfield.store.primary_schema import (
     fill_staker_owners,
 )
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -121,29 +130,11 @@ ICM_ADDRESS_ROWS = (
     ") named GROUP BY address, message_id, chain_id"
 )
 
-# Which transactions involve an address, in any role (operation 5's keyset). `document`:
-# the transaction's sub-lists limited to the address, "" when all are empty, NULL = render
-# from the rows (store/read_model.py). Clustered by its key on SQLite (WITHOUT ROWID): an
-# address's page of transactions is one range of the table, where a rowid table scattered
-# its rows in write order (operation 5 over 4,096 pages of 1,024 addresses of a 2M-tx store:
-# +11% requests/s, bench/api.py). PostgreSQL has no such table form (`ddl_for`).
-_ADDRESS_TXS = """CREATE TABLE IF NOT EXISTS address_txs (
-        chain_id BIGINT NOT NULL,
-        address TEXT NOT NULL,
-        block_number BIGINT NOT NULL,
-        tx_index BIGINT NOT NULL,
-        document TEXT,
-        PRIMARY KEY (chain_id, address, block_number, tx_index)) WITHOUT ROWID"""
-_ADDRESS_TXS_BY_BLOCK = (
-    "CREATE INDEX IF NOT EXISTS address_txs_by_block ON address_txs (chain_id, block_number)"
-)
-_CLUSTERED = " WITHOUT ROWID"
-
 
 def ddl_for(dialect: str, ddl: str) -> str:
     """A statement of this module as `dialect` runs it: SQLite's clustered tables are plain
     tables on PostgreSQL."""
-    return ddl if dialect == "sqlite" else ddl.replace(_CLUSTERED, "")
+    return ddl if dialect == "sqlite" else ddl.replace(CLUSTERED, "")
 
 
 def cluster_address_txs(w: Any) -> None:
@@ -152,14 +143,14 @@ def cluster_address_txs(w: Any) -> None:
         return
     w.execute("ALTER TABLE address_txs RENAME TO address_txs_rowid")
     w.execute("DROP INDEX IF EXISTS address_txs_by_block")
-    w.execute(_ADDRESS_TXS)
+    w.execute(ADDRESS_TXS_V9)
     w.execute(
         "INSERT INTO address_txs (chain_id, address, block_number, tx_index, document)"
         " SELECT chain_id, address, block_number, tx_index, document FROM address_txs_rowid"
         " ORDER BY chain_id, address, block_number, tx_index"
     )
     w.execute("DROP TABLE address_txs_rowid")
-    w.execute(_ADDRESS_TXS_BY_BLOCK)
+    w.execute(ADDRESS_TXS_BY_BLOCK)
 
 
 TABLES: tuple[str, ...] = (
@@ -174,103 +165,7 @@ TABLES: tuple[str, ...] = (
         chain_id BIGINT PRIMARY KEY,
         height BIGINT NOT NULL,
         hash TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS blocks (
-        chain_id BIGINT NOT NULL,
-        number BIGINT NOT NULL,
-        hash TEXT NOT NULL,
-        parent_hash TEXT NOT NULL,
-        timestamp BIGINT NOT NULL,
-        gas_used BIGINT NOT NULL,
-        gas_limit BIGINT NOT NULL,
-        base_fee TEXT,
-        tx_count BIGINT NOT NULL,
-        miner TEXT NOT NULL,
-        PRIMARY KEY (chain_id, number))""",
-    "CREATE UNIQUE INDEX IF NOT EXISTS blocks_by_hash ON blocks (chain_id, hash)",
-    # `document`: operation 5's nativeTransaction rendered at write time, NULL = render from
-    # the row (store/read_model.py).
-    """CREATE TABLE IF NOT EXISTS transactions (
-        chain_id BIGINT NOT NULL,
-        block_number BIGINT NOT NULL,
-        tx_index BIGINT NOT NULL,
-        hash TEXT NOT NULL,
-        block_hash TEXT NOT NULL,
-        block_timestamp BIGINT NOT NULL,
-        from_addr TEXT NOT NULL,
-        to_addr TEXT,
-        value TEXT NOT NULL,
-        nonce BIGINT NOT NULL,
-        gas_limit BIGINT NOT NULL,
-        gas_used BIGINT NOT NULL,
-        gas_price TEXT NOT NULL,
-        tx_type SMALLINT NOT NULL,
-        status SMALLINT NOT NULL,
-        selector TEXT NOT NULL,
-        created TEXT,
-        document TEXT,
-        PRIMARY KEY (chain_id, block_number, tx_index))""",
-    "CREATE UNIQUE INDEX IF NOT EXISTS transactions_by_hash ON transactions (chain_id, hash)",
-    # ERC-20/721/1155 transfers; batch_index numbers the ids of one TransferBatch log.
-    """CREATE TABLE IF NOT EXISTS transfers (
-        chain_id BIGINT NOT NULL,
-        block_number BIGINT NOT NULL,
-        tx_index BIGINT NOT NULL,
-        log_index BIGINT NOT NULL,
-        batch_index BIGINT NOT NULL,
-        tx_hash TEXT NOT NULL,
-        block_timestamp BIGINT NOT NULL,
-        token TEXT NOT NULL,
-        erc_type TEXT NOT NULL,
-        from_addr TEXT NOT NULL,
-        to_addr TEXT NOT NULL,
-        token_id TEXT,
-        value TEXT NOT NULL,
-        PRIMARY KEY (chain_id, block_number, log_index, batch_index))""",
-    # Keyset listings (operations 6 and 7) read these in (block, log, batch) order.
-    """CREATE INDEX IF NOT EXISTS transfers_by_from_key
-        ON transfers (chain_id, from_addr, erc_type, block_number, log_index, batch_index)""",
-    """CREATE INDEX IF NOT EXISTS transfers_by_to_key
-        ON transfers (chain_id, to_addr, erc_type, block_number, log_index, batch_index)""",
-    # Superseded by the two above (same prefix, without batch_index).
-    "DROP INDEX IF EXISTS transfers_by_from",
-    "DROP INDEX IF EXISTS transfers_by_to",
-    """CREATE INDEX IF NOT EXISTS transfers_by_token_id
-        ON transfers (chain_id, token, token_id, block_number)""",
-    # Nested call frames of callTracer traces (the top-level call is the transaction itself).
-    """CREATE TABLE IF NOT EXISTS internal_txs (
-        chain_id BIGINT NOT NULL,
-        block_number BIGINT NOT NULL,
-        tx_index BIGINT NOT NULL,
-        trace_index BIGINT NOT NULL,
-        tx_hash TEXT NOT NULL,
-        from_addr TEXT NOT NULL,
-        to_addr TEXT NOT NULL,
-        call_type TEXT NOT NULL,
-        value TEXT NOT NULL,
-        gas_limit BIGINT NOT NULL,
-        gas_used BIGINT NOT NULL,
-        reverted SMALLINT NOT NULL,
-        PRIMARY KEY (chain_id, block_number, tx_index, trace_index))""",
-    _ADDRESS_TXS,
-    _ADDRESS_TXS_BY_BLOCK,
-    """CREATE TABLE IF NOT EXISTS contracts (
-        chain_id BIGINT NOT NULL,
-        address TEXT NOT NULL,
-        block_number BIGINT NOT NULL,
-        tx_index BIGINT NOT NULL,
-        tx_hash TEXT NOT NULL,
-        deployer TEXT NOT NULL,
-        factory TEXT,
-        creation TEXT NOT NULL,
-        PRIMARY KEY (chain_id, address))""",
-    # Operation 10's keyset: (block, tx index, address).
-    """CREATE INDEX IF NOT EXISTS contracts_by_deployer_key
-        ON contracts (chain_id, deployer, block_number, tx_index, address)""",
-    """CREATE INDEX IF NOT EXISTS contracts_by_factory_key
-        ON contracts (chain_id, factory, block_number, tx_index, address)""",
-    "DROP INDEX IF EXISTS contracts_by_deployer",
-    "DROP INDEX IF EXISTS contracts_by_factory",
-    "CREATE INDEX IF NOT EXISTS contracts_by_block ON contracts (chain_id, block_number)",
+    *EVM_TABLES,
     # ERC type and token metadata of contracts, from eth_call at first sight.
     """CREATE TABLE IF NOT EXISTS tokens (
         chain_id BIGINT NOT NULL,
@@ -297,15 +192,6 @@ TABLES: tuple[str, ...] = (
         owner_log BIGINT,
         PRIMARY KEY (chain_id, token, token_id))""",
     "CREATE INDEX IF NOT EXISTS nfts_by_owner ON nfts (chain_id, owner, token, token_id)",
-    # Native balance of an address after each block that touched it (the newest row is the
-    # current balance; history makes an unwind exact).
-    """CREATE TABLE IF NOT EXISTS balances (
-        chain_id BIGINT NOT NULL,
-        address TEXT NOT NULL,
-        block_number BIGINT NOT NULL,
-        balance TEXT NOT NULL,
-        PRIMARY KEY (chain_id, address, block_number))""",
-    "CREATE INDEX IF NOT EXISTS balances_by_block ON balances (chain_id, block_number)",
     # Operator-curated contract metadata (operation 4), one JSON object per contract.
     """CREATE TABLE IF NOT EXISTS contract_metadata (
         chain_id BIGINT NOT NULL,
@@ -435,4 +321,10 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
         f" block_timestamp = ({_PAID_BY.format(column='b.timestamp')})"
         f" WHERE reward_type IS NOT NULL AND EXISTS ({_PAID_BY.format(column='1')})",
     ),
+    # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
+    # (store/evm_schema.py says why).
+    11: (reread_evm_chains,),
 }
+
+# Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
+AFTER_UPGRADES: tuple[str, ...] = EVM_INDEXES

@@ -10,11 +10,11 @@ from typing import Any
 
 import orjson
 
-from snowfield.store import queries
+from snowfield.store import block_writes, sql, token_balances, token_queries
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
 from snowfield.store.documents import ERC_TYPES
-from snowfield.store.read_model import BatchDocuments, batch_documents, forget_naming
+from snowfield.store.read_model import batch_documents, forget_naming
 from snowfield.store.rollups import Rollups
 from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
 from snowfield.store.schema import CHAIN_COLUMNS, ICM_ADDRESS_ROWS, ICM_NAMING_KINDS
@@ -28,6 +28,8 @@ BLOCK_COLUMNS: dict[str, str] = {
     "address_txs": "block_number",
     "contracts": "block_number",
     "balances": "block_number",
+    "logs": "block_number",
+    "tx_inputs": "block_number",
     "tokens": "first_block",
     "nfts": "first_block",
     "icm_events": "block_number",
@@ -95,14 +97,14 @@ def block_hash(db: Database, chain_id: int, number: int) -> str | None:
 
 def known_tokens(db: Database, chain_id: int, addresses: Iterable[str]) -> set[str]:
     """Which of these addresses already have a `tokens` row (so need no detection calls)."""
-    return set(queries.tokens(db, chain_id, addresses))
+    return set(token_queries.tokens(db, chain_id, addresses))
 
 
 def known_nfts(
     db: Database, chain_id: int, keys: Iterable[tuple[str, int]]
 ) -> set[tuple[str, int]]:
     """Which (token, token id) pairs already have an `nfts` row."""
-    return set(queries.nfts(db, chain_id, keys))
+    return set(token_queries.nfts(db, chain_id, keys))
 
 
 def write_batch(
@@ -125,7 +127,8 @@ def write_batch(
     with db.transaction() as w:
         if rollups is not None:
             rollup_tables.add_batch(w, chain_id, bundles, rollups, int(clock()))
-        _insert_rows(w, bundles, documents)
+        block_writes.insert_rows(w, bundles, documents)
+        token_balances.insert(w, [t for bundle in bundles for t in bundle.token_balances])
         _insert_icm(w, bundles)
         _index_icm_addresses(w, bundles)
         _insert_balances(w, [b for bundle in bundles for b in bundle.balances])
@@ -139,144 +142,6 @@ def write_batch(
             " ON CONFLICT (chain_id) DO UPDATE SET height = excluded.height, hash = excluded.hash",
             (chain_id, last.number, last.hash),
         )
-
-
-def _insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocuments) -> None:
-    w.executemany(
-        "INSERT INTO blocks (chain_id, number, hash, parent_hash, timestamp, gas_used, gas_limit,"
-        " base_fee, tx_count, miner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, number) DO NOTHING",
-        [
-            (
-                b.chain_id,
-                b.number,
-                b.hash,
-                b.parent_hash,
-                b.timestamp,
-                b.gas_used,
-                b.gas_limit,
-                None if b.base_fee is None else str(b.base_fee),
-                b.tx_count,
-                b.miner,
-            )
-            for b in (bundle.block for bundle in bundles)
-        ],
-    )
-    w.executemany(
-        "INSERT INTO transactions (chain_id, block_number, tx_index, hash, block_hash,"
-        " block_timestamp, from_addr, to_addr, value, nonce, gas_limit, gas_used, gas_price,"
-        " tx_type, status, selector, created, document) VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, block_number, tx_index) DO NOTHING",
-        [
-            (
-                t.chain_id,
-                t.block_number,
-                t.tx_index,
-                t.hash,
-                t.block_hash,
-                t.block_timestamp,
-                t.from_addr,
-                t.to_addr,
-                str(t.value),
-                t.nonce,
-                t.gas_limit,
-                t.gas_used,
-                str(t.gas_price),
-                t.tx_type,
-                t.status,
-                t.selector,
-                t.created,
-                documents.native[(t.block_number, t.tx_index)],
-            )
-            for bundle in bundles
-            for t in bundle.txs
-        ],
-    )
-    w.executemany(
-        "INSERT INTO transfers (chain_id, block_number, tx_index, log_index, batch_index, tx_hash,"
-        " block_timestamp, token, erc_type, from_addr, to_addr, token_id, value) VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, block_number, log_index, batch_index) DO NOTHING",
-        [
-            (
-                t.chain_id,
-                t.block_number,
-                t.tx_index,
-                t.log_index,
-                t.batch_index,
-                t.tx_hash,
-                t.block_timestamp,
-                t.token,
-                t.erc_type,
-                t.from_addr,
-                t.to_addr,
-                None if t.token_id is None else str(t.token_id),
-                str(t.value),
-            )
-            for bundle in bundles
-            for t in bundle.transfers
-        ],
-    )
-    w.executemany(
-        "INSERT INTO internal_txs (chain_id, block_number, tx_index, trace_index, tx_hash,"
-        " from_addr, to_addr, call_type, value, gas_limit, gas_used, reverted) VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, block_number, tx_index, trace_index) DO NOTHING",
-        [
-            (
-                i.chain_id,
-                i.block_number,
-                i.tx_index,
-                i.trace_index,
-                i.tx_hash,
-                i.from_addr,
-                i.to_addr,
-                i.call_type,
-                str(i.value),
-                i.gas_limit,
-                i.gas_used,
-                int(i.reverted),
-            )
-            for bundle in bundles
-            for i in bundle.internal_txs
-        ],
-    )
-    w.executemany(
-        "INSERT INTO contracts (chain_id, address, block_number, tx_index, tx_hash, deployer,"
-        " factory, creation) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, address) DO NOTHING",
-        [
-            (
-                c.chain_id,
-                c.address,
-                c.block_number,
-                c.tx_index,
-                c.tx_hash,
-                c.deployer,
-                c.factory,
-                c.creation,
-            )
-            for bundle in bundles
-            for c in bundle.contracts
-        ],
-    )
-    w.executemany(
-        "INSERT INTO address_txs (chain_id, address, block_number, tx_index, document)"
-        " VALUES (?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, address, block_number, tx_index) DO NOTHING",
-        [
-            (
-                bundle.block.chain_id,
-                address,
-                bundle.block.number,
-                tx_index,
-                documents.sub[(bundle.block.number, address, tx_index)],
-            )
-            for bundle in bundles
-            for address, tx_index in bundle.activity
-        ],
-    )
 
 
 def _insert_icm(w: Writer, bundles: Sequence[BlockBundle]) -> None:
@@ -338,8 +203,8 @@ def _index_icm_addresses(w: Writer, bundles: Sequence[BlockBundle]) -> None:
 
 def _reindex_icm_addresses(w: Writer, chain_id: int, message_ids: Sequence[str]) -> None:
     """Rebuilds the chain's rows of those messages from the events that remain (an unwind)."""
-    for part in queries._chunks(sorted(message_ids)):
-        marks = queries._in(part)
+    for part in sql.chunks(sorted(message_ids)):
+        marks = sql.in_list(part)
         w.execute(
             f"DELETE FROM icm_address_messages WHERE chain_id = ? AND message_id IN {marks}",
             (chain_id, *part),
@@ -438,9 +303,10 @@ def unwind(
         forget_naming(w, chain_id, [r[0] for r in leaving], height)
         unwound_messages = w.query(
             "SELECT DISTINCT message_id FROM icm_events WHERE chain_id = ? AND block_number >= ?"
-            f" AND kind IN {queries._in(ICM_NAMING_KINDS)}",
+            f" AND kind IN {sql.in_list(ICM_NAMING_KINDS)}",
             (chain_id, height, *ICM_NAMING_KINDS),
         )
+        token_balances.unwind(w, chain_id, height)  # reads the transfers about to go
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)

@@ -1,6 +1,6 @@
 """Demo traffic: native transfers, ERC-20/721/1155 transfers, factory deployments with CREATE
-and CREATE2, contract-to-contract value, a failed transaction and a reverted inner call; on a
-custom EVM chain, calls to each active precompile.
+and CREATE2, contract-to-contract value, a self-destruct, a failed transaction and a reverted
+inner call; on a custom EVM chain, calls to each active precompile.
 
 It talks to the node only over JSON-RPC and signs locally, so it runs against any EVM node."""
 
@@ -25,6 +25,9 @@ GAS_CALL = 500_000
 
 
 WARP = "0x0200000000000000000000000000000000000005"  # the Warp precompile
+# Creation code of a contract whose code is CALLER SELFDESTRUCT (0x33ff): a call hands its
+# balance to the caller (since Cancun the code stays; only the value moves).
+SELF_DESTRUCTING = bytes.fromhex("6133ff6000526002601ef3")
 
 
 @dataclass
@@ -235,6 +238,8 @@ class _Demo:
             call_data("split(address,address)", child, self.addr(cc)),
             value=2 * 10**15,
         )
+        doomed = await self.tx("selfdestruct", a, None, SELF_DESTRUCTING, 10**15 + n, 100_000)
+        await self.tx("selfdestruct", b, str(doomed["contractAddress"]), gas=100_000)
         await self.tx(
             "failed", a, c["Reverter"], call_data("alwaysRevert()"), gas=100_000, expect_ok=False
         )

@@ -9,8 +9,10 @@ from snowfield.indexer.extract.hexnum import addr, qty
 from snowfield.store.rows import BlockRow, TxRow
 
 
-def block_row(chain_id: int, block: dict[str, Any]) -> BlockRow:
+def block_row(chain_id: int, block: dict[str, Any], txs: Sequence[TxRow] = ()) -> BlockRow:
+    """The block's header fields; `txs` (its transaction rows) give the fees it spent."""
     base_fee = block.get("baseFeePerGas")
+    millis, excess = block.get("timestampMilliseconds"), block.get("minDelayExcess")
     return BlockRow(
         chain_id=chain_id,
         number=qty(block["number"]),
@@ -22,6 +24,12 @@ def block_row(chain_id: int, block: dict[str, Any]) -> BlockRow:
         base_fee=None if base_fee is None else qty(base_fee),
         tx_count=len(block.get("transactions") or ()),
         miner=addr(block.get("miner") or "0x" + "00" * 20),
+        fees_spent=sum(tx.gas_used * tx.gas_price for tx in txs),
+        # Avalanche headers since Apricot phase 4 (coreth, subnet-evm); Granite adds the
+        # millisecond timestamp and the minimum block delay excess.
+        gas_cost=qty(block.get("blockGasCost")),
+        timestamp_ms=None if millis is None else qty(millis),
+        min_delay_excess=None if excess is None else qty(excess),
     )
 
 
@@ -37,6 +45,7 @@ def tx_rows(
         data = tx.get("input") or tx.get("data") or "0x"
         to = tx.get("to")
         created = receipt.get("contractAddress")
+        max_fee, max_tip = tx.get("maxFeePerGas"), tx.get("maxPriorityFeePerGas")
         rows.append(
             TxRow(
                 chain_id=chain_id,
@@ -57,6 +66,9 @@ def tx_rows(
                 status=qty(receipt.get("status"), 1),
                 selector=data[:10].lower() if len(data) >= 10 else "",
                 created=None if to is not None or created is None else addr(created),
+                max_fee_per_gas=None if max_fee is None else qty(max_fee),
+                max_priority_fee_per_gas=None if max_tip is None else qty(max_tip),
+                input=data.lower(),
             )
         )
     return rows
