@@ -101,13 +101,16 @@ class RouteTable(Generic[T]):
         fixed = self._fixed.get(path)
         if fixed is not None:
             return fixed[1] if scope.get("method", WEBSOCKET) in fixed[0] else fixed[2]
-        return self.find(path, scope.get("method", WEBSOCKET))
+        return self._search(path, scope.get("method", WEBSOCKET))
 
     def find(self, path: str, method: str) -> Match[T]:
         """The route of `path` (below the root path) asked with `method`."""
         fixed = self._fixed.get(path)
         if fixed is not None:
             return fixed[1] if method in fixed[0] else fixed[2]
+        return self._search(path, method)
+
+    def _search(self, path: str, method: str) -> Match[T]:
         hit = self._pattern.match(path)
         if hit is None or hit.lastgroup is None:
             return self._unmatched
