@@ -46,7 +46,6 @@ from snowfield.store.rollup_reads import Series
 log = logging.getLogger("snowfield.api.metrics")
 Clock = Callable[[], float]
 AVG_TPS_PAGE = 100
-AGGREGATES = ("total", "mainnet", "testnet")
 
 
 async def send_metrics_error(
