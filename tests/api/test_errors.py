@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from typing import Any
 
 import httpx
 import pytest
 
 from snowfield import errors
-from snowfield.api.errors import STATUS, error_response, status_of
+from snowfield.api.errors import STATUS, send_error, status_of
 from snowfield.store.database import Database
 from tests.api.conftest import ALICE, BOB, CHAIN, NFT, assert_error
 
@@ -80,8 +82,19 @@ def test_one_table_maps_the_error_tree() -> None:
     }
     assert {type(e): status_of(e) for e in expected} == {type(e): s for e, s in expected.items()}
     assert len({family for family, _ in STATUS}) == len(STATUS)
-    limited = error_response(errors.RateLimited("slow down", retry_after=1.2))
-    assert limited.headers["retry-after"] == "2"
+    limited = _sent_headers(errors.RateLimited("slow down", retry_after=1.2))
+    assert limited["retry-after"] == "2"
+
+
+def _sent_headers(exc: Exception) -> dict[str, str]:
+    """The headers of the error answer `send_error` sends for `exc`."""
+    sent: list[Any] = []
+
+    async def capture(message: Any) -> None:
+        sent.append(message)
+
+    asyncio.run(send_error({"method": "GET"}, capture, exc))
+    return {k.decode(): v.decode() for k, v in sent[0]["headers"]}
 
 
 def test_uncaught_exceptions_are_500_in_shape_and_logged(

@@ -17,9 +17,10 @@ from snowfield.formats.bech32 import (
     parse_address,
     parse_bech32,
 )
-from snowfield.formats.ids import ShortID, parse_private_key
+from snowfield.formats.ids import ShortID
 
-EWOQ_KEY = "PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN"
+# The well-known ewoq test key, PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN.
+EWOQ_SECRET = bytes.fromhex("56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027")
 EWOQ_SHORT_ID = bytes.fromhex("3cb7d3842e8cee6a0ebd09f1fe884f6861e1b29c")
 
 BIP173_VALID = [
@@ -88,7 +89,7 @@ def test_well_known_key_addresses(chain: str, hrp: str, address: str) -> None:
 def test_private_key_to_local_address() -> None:
     # coincurve is used only here, to get the public key; formats itself needs no secp256k1.
     coincurve = pytest.importorskip("coincurve")
-    secret = parse_private_key(EWOQ_KEY)
+    secret = EWOQ_SECRET
     public = coincurve.PrivateKey(secret).public_key.format(compressed=True)
     address = format_address("X", "local", ShortID.from_public_key(public).raw)
     assert address == "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"

@@ -8,9 +8,8 @@ from hypothesis import strategies as st
 
 from snowfield.errors import InvalidParams
 from snowfield.formats import ids
-from snowfield.formats.ids import ID, NodeID, ShortID, format_private_key, parse_private_key
+from snowfield.formats.ids import ID, NodeID, ShortID
 
-EWOQ = "PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN"
 EWOQ_HEX = "56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
 
 
@@ -99,34 +98,6 @@ def test_node_id_from_certificate_is_hash160() -> None:
     from snowfield.formats.ripemd160 import hash160
 
     assert NodeID.from_certificate(b"der").raw == hash160(b"der")
-
-
-def test_private_key_vector() -> None:
-    assert parse_private_key(EWOQ).hex() == EWOQ_HEX
-    assert format_private_key(bytes.fromhex(EWOQ_HEX)) == EWOQ
-
-
-@given(st.binary(min_size=32, max_size=32))
-def test_private_key_round_trip(secret: bytes) -> None:
-    assert parse_private_key(format_private_key(secret)) == secret
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        (
-            "PrivateKfy-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN",
-            "private key missing PrivateKey- prefix",
-        ),
-        ("PrivateKey-", "base58 decoding error"),
-        ("PrivateKey-1", "input string is smaller than the checksum size"),
-        ("PrivateKey-45PJLL", "private key has unexpected length, expected 32"),
-    ],
-)
-def test_private_key_errors(text: str, message: str) -> None:
-    with pytest.raises(InvalidParams) as raised:
-        parse_private_key(text)
-    assert raised.value.message == message
 
 
 def test_short_id_from_public_key_matches_the_local_key() -> None:

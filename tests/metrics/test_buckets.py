@@ -8,7 +8,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snowfield.store.buckets import INTERVALS, Interval, bucket_start, next_start, starts_down
+from snowfield.store.buckets import DAY, HOUR, INTERVALS, WEEK, Interval, bucket_start, starts_down
 
 TIMES = st.integers(min_value=0, max_value=4_102_444_800)  # 1970 .. 2100
 SPANS = st.sampled_from(INTERVALS)
@@ -16,6 +16,19 @@ SPANS = st.sampled_from(INTERVALS)
 
 def utc(ts: int) -> dt.datetime:
     return dt.datetime.fromtimestamp(ts, dt.UTC)
+
+
+def next_start(interval: Interval, start: int) -> int:
+    """The start of the bucket after the one starting at `start`: where each bucket ends."""
+    if interval == "hour":
+        return start + HOUR
+    if interval == "day":
+        return start + DAY
+    if interval == "week":
+        return start + WEEK
+    day = dt.datetime.fromtimestamp(start, dt.UTC)
+    year, month = (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
+    return int(dt.datetime(year, month, 1, tzinfo=dt.UTC).timestamp())
 
 
 @given(TIMES, SPANS)

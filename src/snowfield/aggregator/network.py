@@ -40,9 +40,6 @@ class PeerNetwork:
         self._known: dict[NodeID, tuple[str, int]] = {}
         self._lock = asyncio.Lock()
 
-    def add_bootstrap(self, addresses: Iterable[str]) -> None:
-        self._bootstrap.extend(a for a in addresses if a not in self._bootstrap)
-
     async def connect(self, wanted: Iterable[NodeID] = ()) -> None:
         """Connects to the bootstrap nodes, learns their peers, and dials every known node
         (those in `wanted` at least) it is not connected to."""

@@ -15,16 +15,16 @@ from typing import Any
 
 import orjson
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from snowfield.aggregator.aggregate import DEFAULT_QUORUM, AggregationRequest
 from snowfield.aggregator.service import AggregatorService, parse_message, parse_subnet
 from snowfield.aggregator.validators import AggregationError
 from snowfield.api.request_body import MAX_BODY
 from snowfield.errors import InvalidParams
+from snowfield.routing.app import Endpoint, RoutedApp, Routes, endpoint
+from snowfield.routing.table import Route, RouteTable, methods
 
 MAX_UINT64 = 2**64 - 1
 
@@ -77,7 +77,7 @@ def _request(body: dict[str, Any]) -> AggregationRequest:
     return AggregationRequest(unsigned, justification, signing, quorum, buffer, height)
 
 
-def create_aggregator_app(service: AggregatorService) -> Starlette:
+def create_aggregator_app(service: AggregatorService) -> RoutedApp[Endpoint]:
     registry = CollectorRegistry()
     requests = Counter("agg_sigs_req_count", "Aggregation requests received", registry=registry)
     failures = Counter("agg_sigs_failures", "Aggregations that failed", registry=registry)
@@ -115,18 +115,19 @@ def create_aggregator_app(service: AggregatorService) -> Starlette:
         return Response(generate_latest(registry), media_type="text/plain; version=0.0.4")
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+    async def lifespan() -> AsyncIterator[None]:
         try:
             yield
         finally:  # its peer connections live on this server's event loop
             await service.close()
 
-    methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]  # the real route ignores the method
-    return Starlette(
-        routes=[
-            Route("/aggregate-signatures", aggregate, methods=methods),
-            Route("/health", health),
-            Route("/metrics", metrics),
-        ],
-        lifespan=lifespan,
+    any_method = methods("GET", "POST", "PUT", "PATCH", "DELETE")  # the real route ignores it
+    table = RouteTable(
+        [
+            Route("/aggregate-signatures", endpoint(aggregate), any_method),
+            Route("/health", endpoint(health)),
+            Route("/metrics", endpoint(metrics)),
+        ]
     )
+    routes = Routes(table, RouteTable[Endpoint](()))
+    return RoutedApp(lambda: routes, lifespan=lifespan)

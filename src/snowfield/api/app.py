@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import orjson
-from starlette.types import ASGIApp, Scope, Send
+from starlette.types import ASGIApp
 
 from snowfield.aggregator.service import AggregatorService as SignatureService
 from snowfield.api import (
@@ -18,21 +19,19 @@ from snowfield.api import (
     signatures,
     vertices,
 )
+from snowfield.api.errors import send_error
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
-from snowfield.api.operation import ChainCache, NetworkCache, Operation, Services, endpoint
+from snowfield.api.operation import ChainCache, Context, NetworkCache, Operation, Services
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
-from snowfield.api.responses import Headers, send_json
-from snowfield.api.router import Router
-from snowfield.api.routes import RouteSpec, RouteTable
+from snowfield.api.router import Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site
 from snowfield.api.telemetry import Recorder
 from snowfield.errors import Unavailable
 from snowfield.store.database import Database
-from snowfield.store.keys import ApiKey
 from snowfield.store.pagination import PageTokens
 
-OPERATIONS: tuple[Operation, ...] = (
+OPERATIONS: tuple[Operation[Context], ...] = (
     *chains.OPERATIONS,
     *contracts.OPERATIONS,
     *addresses.OPERATIONS,
@@ -51,7 +50,7 @@ def create_data_app(
     *,
     policy: RatePolicy | None = None,
     limiter: Limiter | None = None,
-    operations: Sequence[Operation] = OPERATIONS,
+    operations: Sequence[Operation[Context]] = OPERATIONS,
     explorer: ExplorerConfig | None = None,
     signatures: SignatureService | None = None,
 ) -> ASGIApp:
@@ -64,25 +63,22 @@ def create_data_app(
     document = orjson.dumps(
         openapi_document(operations, title="snowfield data API", version=VERSION)
     )
-
-    async def openapi(
-        scope: Scope, send: Send, path: dict[str, str], key: ApiKey | None, headers: Headers
-    ) -> int:
-        return await send_json(scope, send, document, 200, headers)
-
     # The OpenAPI document and unknown routes still count against the limit.
-    table = RouteTable(
-        [*(RouteSpec(op.path, op.weight, _methods(op)) for op in operations),
-         RouteSpec("/openapi.json", _UNMATCHED_WEIGHT)],
-        unmatched_weight=_UNMATCHED_WEIGHT,
-    )  # fmt: skip
+    routes = operation_routes(
+        operations,
+        functools.partial(Context, services),
+        send_error,
+        document=document,
+        document_weight=_UNMATCHED_WEIGHT,
+    )
     chosen = limiter if limiter is not None else MemoryLimiter()
     router = Router(
-        table,
-        [*(endpoint(op, services) for op in operations), openapi],
+        routes,
         gate=Gate(db=db, limiter=chosen, policy=policy or RatePolicy()),
         recorder=Recorder("data"),
+        errors=send_error,
         on_shutdown=lambda: _shutdown(chosen, signatures),
+        unmatched_weight=_UNMATCHED_WEIGHT,
     )
     return router if explorer is None else Site(router, explorer)
 
@@ -91,7 +87,3 @@ async def _shutdown(limiter: Limiter, signatures: SignatureService | None) -> No
     await limiter.close()
     if signatures is not None:  # its peer connections live on the server's event loop
         await signatures.close()
-
-
-def _methods(op: Operation) -> frozenset[str]:
-    return frozenset({"POST"}) if op.method == "POST" else frozenset({"GET", "HEAD"})

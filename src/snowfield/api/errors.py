@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
 import orjson
@@ -12,9 +12,12 @@ from starlette.exceptions import HTTPException
 from starlette.types import Scope, Send
 
 from snowfield import errors
-from snowfield.api.responses import JsonResponse, send_json
+from snowfield.api.responses import Headers, send_json
 
 log = logging.getLogger("snowfield.api")
+# Answers with a service's error body reporting an exception, after the headers given; returns
+# the status sent. An HTTPException's own headers (405's `allow`) are the service's to keep.
+SendError = Callable[[Scope, Send, BaseException, Headers], Awaitable[int]]
 
 # Most specific first; anything else from the tree is our fault (500).
 STATUS: tuple[tuple[type[errors.SnowfieldError], int], ...] = (
@@ -59,23 +62,13 @@ def _describe(exc: BaseException) -> tuple[int, str, dict[str, str]]:
     else:
         log.error("unhandled error", exc_info=exc)
         message = "internal server error"
-    extra: dict[str, str] = {}
+    extra: dict[str, str] = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}
     if isinstance(exc, errors.RateLimited):
         extra["retry-after"] = str(max(1, math.ceil(exc.retry_after)))
     return status, message, extra
 
 
-def error_response(exc: BaseException, headers: dict[str, str] | None = None) -> JsonResponse:
-    """The response reporting `exc` (an unexpected exception answers 500)."""
-    status, message, extra = _describe(exc)
-    return JsonResponse(
-        error_body(status, message), status_code=status, headers={**(headers or {}), **extra}
-    )
-
-
-async def send_error(
-    scope: Scope, send: Send, exc: BaseException, headers: Sequence[tuple[bytes, bytes]] = ()
-) -> int:
+async def send_error(scope: Scope, send: Send, exc: BaseException, headers: Headers = ()) -> int:
     """Answers with the error body reporting `exc`; returns the status sent."""
     status, message, extra = _describe(exc)
     more = [*headers, *((k.encode(), v.encode()) for k, v in extra.items())]

@@ -41,23 +41,37 @@ class Admission:
 
 
 class Gate:
-    def __init__(self, *, db: Database, limiter: Limiter, policy: RatePolicy) -> None:
+    """`keys`: whether callers may send an API key (the metrics service has none, and ignores
+    the header); `prefix` keeps a service's counters apart from another's in a shared limiter."""
+
+    def __init__(
+        self,
+        *,
+        db: Database,
+        limiter: Limiter,
+        policy: RatePolicy,
+        keys: bool = True,
+        prefix: str = "",
+    ) -> None:
         self.db = db
         self.limiter = limiter
         self.policy = policy
+        self.keys = keys
+        self.prefix = prefix
 
     async def admit(self, scope: Scope, weight: int) -> Admission:
         """Checks the key sent (if any) and charges `weight` units to the caller."""
         decision: Decision | None = None
         try:
             key, refused = None, False
-            for name, value in scope["headers"]:
+            for name, value in scope["headers"] if self.keys else ():
                 if name == _KEY_HEADER and value:
                     key, refused = await self._key(value)
                     break
             # A refused key is charged to the caller's IP, which also slows key guessing.
             client = scope.get("client")
-            identity = f"key:{key.id}" if key else f"ip:{client[0] if client else 'unknown'}"
+            caller = f"key:{key.id}" if key else f"ip:{client[0] if client else 'unknown'}"
+            identity = self.prefix + caller
             decision = await self.limiter.charge(identity, weight, self.policy.limit_for(key))
             if not decision.allowed:
                 raise RateLimited("rate limit exceeded", retry_after=decision.reset)

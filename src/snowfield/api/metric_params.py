@@ -115,6 +115,7 @@ METRIC = Param(
     "metric", "path", "The metric (docs/metrics.md defines each).", required=True,
     enum=tuple(METRICS),
 )  # fmt: skip
+PAGE_TOKEN = Param("pageToken", "query", "The nextPageToken of the previous page (valid 24 hours).")
 QUERY = (
     Param("startTimestamp", "query", "Buckets ending after this Unix time.", type="integer",
           minimum=0),
@@ -123,7 +124,7 @@ QUERY = (
     Param("timeInterval", "query", "Bucket length; day (the default) suits every metric; hour,"
           " week and month only activeAddresses, activeSenders, gasUsed and txCount.",
           default=DEFAULT_INTERVAL, enum=INTERVALS),
-    Param("pageToken", "query", "The nextPageToken of the previous page (valid 24 hours)."),
+    PAGE_TOKEN,
     Param("pageSize", "query", "Most data points on one page.", type="integer", minimum=1,
           maximum=MAX_PAGE_SIZE, default=DEFAULT_PAGE_SIZE),
 )  # fmt: skip

@@ -2,45 +2,55 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
 import orjson
-from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import URL
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Scope, Send
+from starlette.websockets import WebSocketClose
 
 from snowfield.api.errors import status_of
-from snowfield.api.metric_params import avg_tps_token, metric_query, single
+from snowfield.api.gate import Gate, RatePolicy
+from snowfield.api.metric_params import (
+    CHAIN_ID,
+    METRIC,
+    PAGE_TOKEN,
+    QUERY,
+    avg_tps_token,
+    metric_query,
+    single,
+)
 from snowfield.api.metrics_openapi import metrics_openapi
+from snowfield.api.operation import Json, Operation
 from snowfield.api.params import decimal
-from snowfield.api.ratelimit import Limiter, MemoryLimiter, sending_headers
-from snowfield.api.responses import JsonResponse
-from snowfield.api.routes import RouteSpec, RouteTable
-from snowfield.api.telemetry import Telemetry
+from snowfield.api.ratelimit import Limiter, MemoryLimiter
+from snowfield.api.responses import Headers, send_json_length_first
+from snowfield.api.router import Router, operation_routes
+from snowfield.api.telemetry import Recorder
 from snowfield.errors import InvalidParams, NotFound, RateLimited, SnowfieldError
 from snowfield.store import metric_tokens, rollup_reads
 from snowfield.store.buckets import Interval
 from snowfield.store.database import Database
+from snowfield.store.keys import ApiKey
 from snowfield.store.rollup_reads import Series
 
 log = logging.getLogger("snowfield.api.metrics")
 Clock = Callable[[], float]
 AVG_TPS_PAGE = 100
-AGGREGATES = ("total", "mainnet", "testnet")
 
 
-def metrics_error(exc: BaseException, request: Request | None = None) -> JsonResponse:
+async def send_metrics_error(
+    scope: Scope, send: Send, exc: BaseException, headers: Headers = ()
+) -> int:
     """{message: [sentences], statusCode, error}: the metrics service's error body."""
     status = status_of(exc)
     if status == 405:  # as a NestJS service answers a method no route has
@@ -49,16 +59,18 @@ def metrics_error(exc: BaseException, request: Request | None = None) -> JsonRes
         data = exc.data
         messages = [str(m) for m in data] if isinstance(data, list) else [exc.message]
     elif isinstance(exc, HTTPException):
-        where = "" if request is None else f" {request.method} {request.url.path}"
-        messages = [f"Cannot{where}" if status == 404 else str(exc.detail)]
+        where = f"{scope['method']} {URL(scope=scope).path}"
+        messages = [f"Cannot {where}" if status == 404 else str(exc.detail)]
     else:
         log.error("unhandled error", exc_info=exc)
         messages = ["internal server error"]
-    headers = {}
+    extra = []
     if isinstance(exc, RateLimited):
-        headers["retry-after"] = str(max(1, int(exc.retry_after + 0.999)))
-    body = {"message": messages, "statusCode": status, "error": HTTPStatus(status).phrase}
-    return JsonResponse(body, status_code=status, headers=headers)
+        extra.append((b"retry-after", b"%d" % max(1, int(exc.retry_after + 0.999))))
+    body = orjson.dumps(
+        {"message": messages, "statusCode": status, "error": HTTPStatus(status).phrase}
+    )
+    return await send_json_length_first(scope, send, body, status, headers, own=extra)
 
 
 class _Service:
@@ -104,94 +116,85 @@ class _Service:
             )
         return body
 
+    async def series(
+        self, chains: Sequence[int], metric: str, span: Interval, **kwargs: Any
+    ) -> Series:
+        return await run_in_threadpool(
+            lambda: rollup_reads.series(self.db, chains, metric, span, **kwargs)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsContext:
+    """What a metrics handler is given: the service and the request's checked arguments."""
+
+    service: _Service
+    args: dict[str, Any]
+
 
 def _scope(*parts: object) -> str:
     """The query a page token continues (everything but pageToken and pageSize)."""
     return hashlib.sha256(orjson.dumps(parts)).hexdigest()
 
 
-async def _series(
-    service: _Service, chains: Sequence[int], metric: str, span: Interval, **kwargs: Any
-) -> Series:
-    return await run_in_threadpool(
-        lambda: rollup_reads.series(service.db, chains, metric, span, **kwargs)
+def _metric_args(path: Mapping[str, str], query: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"chainId": path["chainId"], "query": metric_query(path["metric"], single(query))}
+
+
+async def get_metrics(req: MetricsContext) -> Json:
+    service, ref, q = req.service, req.args["chainId"], req.args["query"]
+    chains = await service.chains(ref)
+    scope = _scope("metrics", ref, q.metric, q.span, q.start, q.end)
+    below = await service.cursor(q.page_token, scope)
+    found = await service.series(
+        chains, q.metric, q.span, start=q.start, end=q.end, below=below, limit=q.page_size
     )
+    return await service.page({}, found, scope)
 
 
-def _metric_endpoint(service: _Service) -> Callable[[Request], Awaitable[Response]]:
-    async def serve(request: Request) -> Response:
-        ref, metric = request.path_params["chainId"], request.path_params["metric"]
-        q = metric_query(metric, single(request.query_params.multi_items()))
-        chains = await service.chains(ref)
-        scope = _scope("metrics", ref, q.metric, q.span, q.start, q.end)
-        below = await service.cursor(q.page_token, scope)
-        found = await _series(
-            service, chains, q.metric, q.span,
-            start=q.start, end=q.end, below=below, limit=q.page_size,
-        )  # fmt: skip
-        return JsonResponse(await service.page({}, found, scope))
-
-    return serve
+def _avg_tps_args(path: Mapping[str, str], query: list[tuple[str, str]]) -> dict[str, Any]:
+    return {"chainId": path["chainId"], "pageToken": avg_tps_token(single(query))}
 
 
-def _avg_tps_endpoint(service: _Service) -> Callable[[Request], Awaitable[Response]]:
-    async def serve(request: Request) -> Response:
-        ref = request.path_params["chainId"]
-        token = avg_tps_token(single(request.query_params.multi_items()))
-        chains = await service.chains(ref)
-        scope = _scope("avg_tps", ref)
-        below = await service.cursor(token, scope)
-        found = await _series(
-            service, chains, "avgTps", "day", start=None, end=None, below=below, limit=AVG_TPS_PAGE
-        )
-        last = await run_in_threadpool(rollup_reads.last_run, service.db, chains)
-        body: dict[str, Any] = {"status": 200, "lastRun": last}
-        return JsonResponse(await service.page(body, found, scope))
-
-    return serve
+async def get_avg_tps(req: MetricsContext) -> Json:
+    service, ref = req.service, req.args["chainId"]
+    chains = await service.chains(ref)
+    scope = _scope("avg_tps", ref)
+    below = await service.cursor(req.args["pageToken"], scope)
+    found = await service.series(
+        chains, "avgTps", "day", start=None, end=None, below=below, limit=AVG_TPS_PAGE
+    )
+    last = await run_in_threadpool(rollup_reads.last_run, service.db, chains)
+    body: dict[str, Any] = {"status": 200, "lastRun": last}
+    return await service.page(body, found, scope)
 
 
-def _guarded(
-    handler: Callable[[Request], Awaitable[Response]],
-) -> Callable[[Request], Awaitable[Response]]:
-    """Every failure of a handler answers in the metrics error shape (crashes as 500)."""
-
-    async def serve(request: Request) -> Response:
-        try:
-            return await handler(request)
-        except Exception as exc:
-            return metrics_error(exc, request)
-
-    return serve
-
-
-class _RateGate:
-    """Counts requests per client IP against the shared limiter; the API-key header, if sent,
-    is ignored (the metrics service has no keys)."""
-
-    def __init__(self, app: ASGIApp, limiter: Limiter, per_minute: int) -> None:
-        self.app = app
-        self.limiter = limiter
-        self.per_minute = per_minute
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        client = scope.get("client")
-        identity = f"metrics:ip:{client[0] if client else 'unknown'}"
-        try:
-            decision = await self.limiter.charge(identity, 1, self.per_minute)
-        except Exception as exc:
-            await metrics_error(exc)(scope, receive, send)
-            return
-        if not decision.allowed:
-            refused = RateLimited("rate limit exceeded", retry_after=decision.reset)
-            response = metrics_error(refused)
-            response.headers.update(decision.headers())
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, sending_headers(send, decision.raw_headers()))
+# Every metrics request costs one unit, the OpenAPI document and unknown routes too.
+_WEIGHT = 1
+OPERATIONS: tuple[Operation[MetricsContext], ...] = (
+    Operation(
+        "getMetrics",
+        "/v2/chains/{chainId}/metrics/{metric}",
+        "A metric of an EVM chain (or of all, mainnet or testnet chains), newest first.",
+        "Metrics",
+        (CHAIN_ID, METRIC, *QUERY),
+        "MetricsResponse",
+        _WEIGHT,
+        get_metrics,
+        arguments=_metric_args,
+    ),
+    Operation(
+        "getAvgTps",
+        "/v1/avg_tps/{chainId}",
+        "Daily average transactions per second, newest first, 100 per page.",
+        "Metrics",
+        (CHAIN_ID, PAGE_TOKEN),
+        "AvgTpsResponse",
+        _WEIGHT,
+        get_avg_tps,
+        arguments=_avg_tps_args,
+    ),
+)
 
 
 def create_metrics_app(
@@ -203,43 +206,39 @@ def create_metrics_app(
 ) -> ASGIApp:
     """The metrics service over `db` (already migrated); `clock` dates page tokens."""
     service = _Service(db, clock)
-    document = metrics_openapi()
 
-    async def openapi(request: Request) -> Response:
-        return JsonResponse(document)
+    def context(
+        op: Operation[MetricsContext], args: dict[str, Any], key: ApiKey | None
+    ) -> MetricsContext:
+        return MetricsContext(service, args)
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        return metrics_error(exc, request)
-
-    chosen = limiter if limiter is not None else MemoryLimiter()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> AsyncIterator[None]:
-        yield
-        await chosen.close()
-
-    routes = [
-        Route(
-            "/v2/chains/{chainId}/metrics/{metric}",
-            _guarded(_metric_endpoint(service)),
-            methods=["GET"],
-        ),
-        Route("/v1/avg_tps/{chainId}", _guarded(_avg_tps_endpoint(service)), methods=["GET"]),
-        Route("/openapi.json", openapi, methods=["GET"]),
-    ]
-    app = Starlette(
-        routes=routes,
-        exception_handlers={HTTPException: http_error, Exception: http_error},
-        lifespan=lifespan,
+    routes = operation_routes(
+        OPERATIONS,
+        context,
+        send_metrics_error,
+        document=orjson.dumps(metrics_openapi(OPERATIONS)),
+        document_weight=_WEIGHT,
+        respond=send_json_length_first,
     )
-
-    # Every metrics request costs one unit, so the table only names the route for telemetry.
-    table = RouteTable([RouteSpec(route.path, 1) for route in routes])
-    served = Telemetry(
-        _RateGate(app, chosen, rate_per_minute),
-        service="metrics",
-        route_of=lambda scope: table.resolve(scope).label,
+    chosen = limiter if limiter is not None else MemoryLimiter()
+    # Callers are counted by IP; the API-key header, if sent, is ignored (no keys here).
+    gate = Gate(
+        db=db,
+        limiter=chosen,
+        policy=RatePolicy(anonymous=rate_per_minute),
+        keys=False,
+        prefix="metrics:",
+    )
+    router = Router(
+        routes,
+        gate=gate,
+        recorder=Recorder("metrics"),
+        errors=send_metrics_error,
+        on_shutdown=chosen.close,
+        unmatched_weight=_WEIGHT,
+        websocket=WebSocketClose(),  # as Starlette refuses a socket no route takes
+        redirect_slashes=True,
     )
     # Browsers on other origins (the explorer beside the data API) may read it, as the
     # public service allows.
-    return CORSMiddleware(served, allow_origins=["*"], allow_methods=["GET"])
+    return CORSMiddleware(router, allow_origins=["*"], allow_methods=["GET"])

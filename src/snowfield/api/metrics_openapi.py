@@ -1,14 +1,14 @@
-"""The metrics service's OpenAPI 3 document, from the same parameter definitions it documents."""
+"""The metrics service's OpenAPI 3 document, from the operations it serves."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
 from snowfield.api.errors import ERROR_STATUSES
-from snowfield.api.metric_params import CHAIN_ID, METRIC, QUERY
 from snowfield.api.openapi import parameter
-from snowfield.api.params import Param
+from snowfield.api.operation import Operation
 
 VERSION = "1.0.0"
 _POINTS = {
@@ -55,11 +55,11 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _operation(op_id: str, summary: str, params: tuple[Param, ...], body: str) -> dict[str, Any]:
+def _operation(op: Operation[Any]) -> dict[str, Any]:
     responses: dict[str, Any] = {
         "200": {
             "description": "Successful response",
-            "content": {"application/json": {"schema": _ref(body)}},
+            "content": {"application/json": {"schema": _ref(op.response)}},
         }
     }
     for status in ERROR_STATUSES:
@@ -68,34 +68,20 @@ def _operation(op_id: str, summary: str, params: tuple[Param, ...], body: str) -
             "content": {"application/json": {"schema": _ref("MetricsError")}},
         }
     return {
-        "get": {
-            "operationId": op_id,
-            "summary": summary,
-            "tags": ["Metrics"],
-            "parameters": [parameter(p) for p in params],
+        op.method.lower(): {
+            "operationId": op.id,
+            "summary": op.summary,
+            "tags": [op.tag],
+            "parameters": [parameter(p) for p in op.params],
             "responses": responses,
         }
     }
 
 
-def metrics_openapi() -> dict[str, Any]:
-    token = next(p for p in QUERY if p.name == "pageToken")
+def metrics_openapi(operations: Sequence[Operation[Any]]) -> dict[str, Any]:
     return {
         "openapi": "3.0.3",
         "info": {"title": "snowfield metrics API", "version": VERSION},
-        "paths": {
-            "/v2/chains/{chainId}/metrics/{metric}": _operation(
-                "getMetrics",
-                "A metric of an EVM chain (or of all, mainnet or testnet chains), newest first.",
-                (CHAIN_ID, METRIC, *QUERY),
-                "MetricsResponse",
-            ),
-            "/v1/avg_tps/{chainId}": _operation(
-                "getAvgTps",
-                "Daily average transactions per second, newest first, 100 per page.",
-                (CHAIN_ID, token),
-                "AvgTpsResponse",
-            ),
-        },
+        "paths": {op.path: _operation(op) for op in operations},
         "components": {"schemas": SCHEMAS},
     }

@@ -34,7 +34,7 @@ def parameter(p: Param) -> dict[str, Any]:
     }
 
 
-def _responses(op: Operation) -> dict[str, Any]:
+def _responses(op: Operation[Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "200": {
             "description": "Successful response",
@@ -58,7 +58,7 @@ def _responses(op: Operation) -> dict[str, Any]:
 
 
 def openapi_document(
-    operations: Sequence[Operation], *, title: str, version: str
+    operations: Sequence[Operation[Any]], *, title: str, version: str
 ) -> dict[str, Any]:
     paths: dict[str, Any] = {}
     for op in operations:

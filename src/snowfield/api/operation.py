@@ -1,9 +1,10 @@
-"""An operation (path, parameters, weight, handler) and the context its handler runs in."""
+"""An operation (path, parameters, weight, handler), its endpoint, and the context the data
+service's handlers run in."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 from urllib.parse import parse_qsl
@@ -12,10 +13,10 @@ import orjson
 from starlette.concurrency import run_in_threadpool
 from starlette.types import Scope, Send
 
-from snowfield.api.errors import send_error
+from snowfield.api.errors import SendError, send_error
 from snowfield.api.params import Param, parse_all, single_values
 from snowfield.api.request_body import request_json
-from snowfield.api.responses import Endpoint, Headers, send_json
+from snowfield.api.responses import Endpoint, Headers, SendJson, send_json
 from snowfield.errors import Forbidden, NotFound
 from snowfield.store import chain_queries, primary
 from snowfield.store.database import Database
@@ -31,13 +32,15 @@ P = ParamSpec("P")
 T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
+C = TypeVar("C")  # what a handler is given: the data service's Context, the metrics service's
 Json = dict[str, Any]
-Handler = Callable[["Context"], Awaitable[Json]]
+# The arguments of a request from its path parameters and its query (name, value) pairs.
+Arguments = Callable[[Mapping[str, str], list[tuple[str, str]]], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
-class Operation:
-    """One route of the service; the same object feeds the router and the OpenAPI document."""
+class Operation(Generic[C]):
+    """One route of a service; the same object feeds the router and the OpenAPI document."""
 
     id: str
     path: str
@@ -46,9 +49,16 @@ class Operation:
     params: tuple[Param, ...]
     response: str  # name of the 200 body's schema in components
     weight: int  # compute units charged against the caller's rate limit
-    handler: Handler
+    handler: Callable[[C], Awaitable[Json]]
     method: str = "GET"
     request_body: str | None = None  # name of the request body's schema (POST operations)
+    # How the request's arguments are read; by default each of `params` reads its own (the
+    # metrics service checks them together, reporting every problem at once).
+    arguments: Arguments | None = None
+
+    @property
+    def methods(self) -> frozenset[str]:
+        return frozenset({"POST"}) if self.method == "POST" else frozenset({"GET", "HEAD"})
 
 
 async def call_store(db: Database, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -134,7 +144,7 @@ class Context:
     """What a handler sees: parsed arguments, the caller's key, the store and paging."""
 
     def __init__(
-        self, services: Services, op: Operation, args: dict[str, Any], key: ApiKey | None
+        self, services: Services, op: Operation[Context], args: dict[str, Any], key: ApiKey | None
     ) -> None:
         self.db = services.db
         self.signatures = services.signatures
@@ -176,24 +186,34 @@ class Context:
         return {"nextPageToken": self._tokens.encode(self._scope, page.next_key)}
 
 
-def endpoint(op: Operation, services: Services) -> Endpoint:
-    """The endpoint of `op`: parse, handle, render; every failure in the error shape."""
+def endpoint(
+    op: Operation[C],
+    context: Callable[[Operation[C], dict[str, Any], ApiKey | None], C],
+    errors: SendError = send_error,
+    respond: SendJson = send_json,
+) -> Endpoint:
+    """The endpoint of `op`: read the arguments, handle them in the `context` made for the
+    request, render (`respond`); every failure in the service's error shape (`errors`)."""
 
     repeated = frozenset(p.name for p in op.params if p.repeated)
+    arguments = op.arguments
 
     async def serve(
-        scope: Scope, send: Send, path: dict[str, str], key: ApiKey | None, headers: Headers
+        scope: Scope, send: Send, path: Mapping[str, str], key: ApiKey | None, headers: Headers
     ) -> int:
         try:
-            # As Starlette's QueryParams reads it: latin-1, blanks kept; no repeats.
+            # As Starlette's QueryParams reads it: latin-1, blanks kept.
             raw_query = scope["query_string"].decode("latin-1")
-            query = single_values(parse_qsl(raw_query, keep_blank_values=True), repeated)
-            args = parse_all(op.params, path, query)
+            query = parse_qsl(raw_query, keep_blank_values=True)
+            if arguments is None:  # each parameter reads its own; a name given twice is refused
+                args = parse_all(op.params, path, single_values(query, repeated))
+            else:
+                args = arguments(path, query)
             if op.method == "POST":
                 args["body"] = request_json(scope)
-            body = await op.handler(Context(services, op, args, key))
+            body = await op.handler(context(op, args, key))
         except Exception as exc:
-            return await send_error(scope, send, exc, headers)
-        return await send_json(scope, send, orjson.dumps(body), 200, headers)
+            return await errors(scope, send, exc, headers)
+        return await respond(scope, send, orjson.dumps(body), 200, headers)
 
     return serve

@@ -10,7 +10,6 @@ from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
-from starlette.types import Message, Send
 
 from snowfield.errors import Unavailable
 
@@ -111,14 +110,3 @@ class RedisLimiter:
 
     async def close(self) -> None:
         await self._redis.aclose()
-
-
-def sending_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
-    """`send` that adds `extra` (a decision's rate-limit headers) to the response start."""
-
-    async def send_with_headers(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            message = {**message, "headers": [*message.get("headers", []), *extra]}
-        await send(message)
-
-    return send_with_headers

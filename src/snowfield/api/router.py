@@ -1,7 +1,7 @@
-"""The data service's front door: one ASGI callable that resolves the route once
-(`RouteTable`), passes the gate (key, rate limit), answers with the operation's endpoint and
-records the request for /metrics. Unknown paths answer 404 and other methods 405, both in the
-error shape and with the rate-limit headers, like every answer.
+"""The front door of the data and metrics services: one ASGI callable that resolves the route
+once (a `RouteTable`), passes the gate (key, rate limit), answers with the operation's endpoint
+and records the request for /metrics. Unknown paths answer 404 and other methods 405, both in
+the service's error shape and with the rate-limit headers, like every answer.
 
 These steps are plain calls rather than nested middlewares: each middleware layer wrapped
 `send` again and cost more than operation 5's query (bench/api.py)."""
@@ -9,69 +9,130 @@ These steps are plain calls rather than nested middlewares: each middleware laye
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from starlette.exceptions import HTTPException
-from starlette.types import Receive, Scope, Send
+from starlette.responses import RedirectResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from snowfield.api.errors import send_error
+from snowfield.api.errors import SendError
 from snowfield.api.gate import Gate
+from snowfield.api.operation import Operation, endpoint
 from snowfield.api.request_body import read_body
-from snowfield.api.responses import Endpoint
-from snowfield.api.routes import Resolved, RouteTable
+from snowfield.api.responses import Endpoint, Headers, SendJson, send_json
 from snowfield.api.telemetry import Recorder
+from snowfield.routing.table import Match, Route, RouteTable
+from snowfield.store.keys import ApiKey
+
+C = TypeVar("C")
+UNMATCHED = "(unmatched)"  # the telemetry label of a request no route answers
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What a route answers with, and the compute units it charges the caller."""
+
+    endpoint: Endpoint
+    weight: int
+
+
+def operation_routes(
+    operations: Iterable[Operation[C]],
+    context: Callable[[Operation[C], dict[str, Any], ApiKey | None], C],
+    errors: SendError,
+    *,
+    document: bytes,
+    document_weight: int,
+    respond: SendJson = send_json,
+) -> list[Route[Answer]]:
+    """A service's routes: each operation's, then its OpenAPI `document` at /openapi.json."""
+
+    async def openapi(
+        scope: Scope, send: Send, path: object, key: ApiKey | None, headers: Headers
+    ) -> int:
+        return await respond(scope, send, document, 200, headers)
+
+    routes = [
+        Route(op.path, Answer(endpoint(op, context, errors, respond), op.weight), op.methods)
+        for op in operations
+    ]
+    return [*routes, Route("/openapi.json", Answer(openapi, document_weight))]
 
 
 class Router:
     def __init__(
         self,
-        table: RouteTable,
-        endpoints: Sequence[Endpoint],
+        routes: Sequence[Route[Answer]],
         *,
         gate: Gate,
         recorder: Recorder,
+        errors: SendError,
         on_shutdown: Callable[[], Awaitable[None]],
+        unmatched_weight: int = 1,
+        websocket: ASGIApp | None = None,
+        redirect_slashes: bool = False,
     ) -> None:
-        self.table = table
-        self.endpoints = list(endpoints)
+        self.table = RouteTable(routes)
         self.gate = gate
         self.recorder = recorder
+        self.errors = errors
         self.on_shutdown = on_shutdown
+        self.unmatched_weight = unmatched_weight
+        self.websocket = websocket  # answers WebSocket requests (None: the server closes them)
+        # Whether a path that only misses or adds a trailing slash redirects (307) to the route,
+        # as Starlette's router does.
+        self.redirect_slashes = redirect_slashes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
         if scope["type"] != "http":
-            return  # nothing here speaks WebSocket; the server closes the connection
+            if self.websocket is not None:
+                await self.websocket(scope, receive, send)
+            return
         if Recorder.is_scrape(scope):  # operators scrape freely, in front of the limiter
             await self.recorder.serve(send)
             return
         started = time.perf_counter()
-        route = self.table.resolve(scope)
+        match = self.table.resolve(scope)
         status = 500
         try:
-            status = await self._answer(scope, receive, send, route)
+            status = await self._answer(scope, receive, send, match)
         finally:
-            self.recorder.record(route.label, scope["method"], status, started)
+            route = match.route
+            label = route.path if route is not None and match.allowed else UNMATCHED
+            self.recorder.record(label, scope["method"], status, started)
 
-    async def _answer(self, scope: Scope, receive: Receive, send: Send, route: Resolved) -> int:
-        admission = await self.gate.admit(scope, route.weight)
+    async def _answer(
+        self, scope: Scope, receive: Receive, send: Send, match: Match[Answer]
+    ) -> int:
+        route = match.route
+        allowed = route is not None and match.allowed
+        weight = route.target.weight if route is not None and allowed else self.unmatched_weight
+        admission = await self.gate.admit(scope, weight)
         headers = admission.headers
         if admission.refusal is not None:
-            return await send_error(scope, send, admission.refusal, headers)
-        if route.index is None:
-            return await send_error(scope, send, HTTPException(404), headers)
-        if not route.allowed:
-            allow = (b"allow", ", ".join(sorted(route.methods)).encode())
-            return await send_error(scope, send, HTTPException(405), [*headers, allow])
+            return await self.errors(scope, send, admission.refusal, headers)
+        if route is None:
+            redirect = self.table.redirect(scope) if self.redirect_slashes else None
+            if redirect is not None:
+                response = RedirectResponse(redirect)
+                response.raw_headers += headers
+                await response(scope, receive, send)
+                return response.status_code
+            return await self.errors(scope, send, HTTPException(404), headers)
+        if not match.allowed:
+            allow = {"allow": ", ".join(sorted(route.methods))}
+            return await self.errors(scope, send, HTTPException(405, headers=allow), headers)
         if scope["method"] == "POST":
             try:
                 await read_body(scope, receive)
             except HTTPException as exc:
-                return await send_error(scope, send, exc, headers)
-        endpoint = self.endpoints[route.index]
-        return await endpoint(scope, send, route.params, admission.key, headers)
+                return await self.errors(scope, send, exc, headers)
+        return await route.target.endpoint(scope, send, match.params, admission.key, headers)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope, Send
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
@@ -77,33 +77,3 @@ class Recorder(Collector):
             }
         )
         await send({"type": "http.response.body", "body": body})
-
-
-class Telemetry:
-    """The recorder as a middleware, for apps that answer through Starlette."""
-
-    def __init__(self, app: ASGIApp, *, service: str, route_of: Callable[[Scope], str]) -> None:
-        self.app = app
-        self.route_of = route_of
-        self.recorder = Recorder(service)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if Recorder.is_scrape(scope):
-            await self.recorder.serve(send)
-            return
-        started = time.perf_counter()
-        status = 500
-
-        async def recording_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
-        try:
-            await self.app(scope, receive, recording_send)
-        finally:
-            self.recorder.record(self.route_of(scope), scope["method"], status, started)

@@ -5,7 +5,7 @@ Public API: `ValidatorEntry(node_id, public_key, weight)` (one validator of a su
 height; `public_key` 48 compressed bytes or None), `canonical_validator_set(entries)` →
 `CanonicalValidatorSet` (validators without a key dropped but their weight counted, equal keys
 merged, sorted by the 96-byte uncompressed key), `verify_signature(message, network_id, set,
-quorum_num, quorum_den)` raising InvalidParams with avalanchego's wording, and `signer_weight`.
+quorum_num, quorum_den)` raising InvalidParams with avalanchego's wording.
 """
 
 from __future__ import annotations
@@ -74,11 +74,6 @@ def _signers(message: Message, validators: CanonicalValidatorSet) -> list[WarpVa
             f"unknown validator: NumIndices ({indices[-1]}) >= NumFilteredValidators ({count})"
         )
     return [validators.validators[i] for i in indices]
-
-
-def signer_weight(message: Message, validators: CanonicalValidatorSet) -> int:
-    """The weight of the validators the message's bitset names."""
-    return sum(v.weight for v in _signers(message, validators))
 
 
 def verify_signature(

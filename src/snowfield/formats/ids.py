@@ -10,9 +10,7 @@ from snowfield.formats.ripemd160 import hash160
 
 ID_LEN = 32
 SHORT_ID_LEN = 20
-PRIVATE_KEY_LEN = 32
 NODE_ID_PREFIX = "NodeID-"
-PRIVATE_KEY_PREFIX = "PrivateKey-"
 
 
 # The text of recent ids. A P-Chain block names the same ids again and again (its asset in
@@ -119,23 +117,6 @@ class NodeID:
 
     def __repr__(self) -> str:
         return f"NodeID({str(self)!r})"
-
-
-def format_private_key(secret: bytes) -> str:
-    """`PrivateKey-<cb58>` of a 32-byte secp256k1 secret."""
-    if len(secret) != PRIVATE_KEY_LEN:
-        raise InvalidParams(f"private key has unexpected length, expected {PRIVATE_KEY_LEN}")
-    return PRIVATE_KEY_PREFIX + encode_cb58(secret)
-
-
-def parse_private_key(text: str) -> bytes:
-    """The 32-byte secret of a `PrivateKey-<cb58>` string (node error texts)."""
-    if not text.startswith(PRIVATE_KEY_PREFIX):
-        raise InvalidParams(f"private key missing {PRIVATE_KEY_PREFIX} prefix")
-    secret = decode_cb58(text[len(PRIVATE_KEY_PREFIX) :])
-    if len(secret) != PRIVATE_KEY_LEN:
-        raise InvalidParams(f"private key has unexpected length, expected {PRIVATE_KEY_LEN}")
-    return secret
 
 
 # Network ids (§3.2).

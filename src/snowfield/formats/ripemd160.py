@@ -9,8 +9,6 @@ import hashlib
 
 from Crypto.Hash import RIPEMD160
 
-DIGEST_SIZE = 20
-
 
 def ripemd160(data: bytes) -> bytes:
     """RIPEMD-160 digest (20 bytes)."""

@@ -1,4 +1,4 @@
-"""Go's time text forms: RFC 3339 with nanoseconds (time.Time JSON) and time.Duration.String()."""
+"""Go's time text form: RFC 3339 with nanoseconds (time.Time JSON)."""
 
 from __future__ import annotations
 
@@ -66,37 +66,3 @@ def parse_rfc3339(text: str) -> int:
     delta = local - _EPOCH
     seconds = delta.days * 86_400 + delta.seconds - offset
     return seconds * NS_PER_SECOND + int(fraction.ljust(9, "0"))
-
-
-def format_duration(ns: int) -> str:
-    """Go's time.Duration.String(): `0s`, `500ns`, `1µs`, `293.098ms`, `1.5s`, `1m2s`, `1h0m0s`."""
-    sign = "-" if ns < 0 else ""
-    magnitude = abs(ns)
-    if magnitude == 0:
-        return "0s"
-    if magnitude < NS_PER_SECOND:
-        # Below a second Go switches to the largest unit that keeps the integer part non-zero.
-        if magnitude < 1_000:
-            return f"{sign}{magnitude}ns"
-        if magnitude < 1_000_000:
-            return f"{sign}{_decimal(magnitude, 3)}\u00b5s"  # U+00B5 MICRO SIGN, as Go writes it
-        return f"{sign}{_decimal(magnitude, 6)}ms"
-    whole_seconds, nanos = divmod(magnitude, NS_PER_SECOND)
-    minutes, seconds = divmod(whole_seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    text = f"{seconds}{_fraction(nanos, 9)}s"
-    if whole_seconds >= 60:
-        text = f"{minutes}m{text}"
-    if hours:
-        text = f"{hours}h{text}"
-    return sign + text
-
-
-def _decimal(value: int, places: int) -> str:
-    whole, part = divmod(value, 10**places)
-    return f"{whole}{_fraction(part, places)}"
-
-
-def _fraction(part: int, places: int) -> str:
-    """`.ddd` of part / 10**places with trailing zeros dropped; empty when part is zero."""
-    return "." + f"{part:0{places}d}".rstrip("0") if part else ""

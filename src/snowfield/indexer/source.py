@@ -31,9 +31,6 @@ class RawBlock:
         return qty(self.block["number"])
 
 
-TRACE_APIS = ("auto", "parity", "debug", "none")
-
-
 class NodeSource:
     def __init__(self, calls: Calls, traces: str = "auto") -> None:
         self.calls = calls

@@ -7,14 +7,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -25,10 +24,10 @@ from snowfield.node.registry import (
     ChainRegistry,
     EvmRpc,
     EvmWebSocket,
-    GorillaService,
     HostedChain,
-    Service,
 )
+from snowfield.routing.app import Endpoint, RoutedApp, Routes, endpoint, socket
+from snowfield.routing.table import WEBSOCKET, Route, RouteTable, methods, route_path
 from snowfield.rpc.dispatch import Dispatcher
 from snowfield.rpc.service import ServiceDispatcher
 
@@ -39,6 +38,10 @@ _GORILLA_TOO_LARGE = b"request too large"  # what _service answers
 _TOO_LARGE = orjson.dumps(
     {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "request too large"}}
 )
+_EVM_RPC_METHODS = methods("GET", "POST", "PUT", "DELETE")  # POST answers; the rest refuse
+_GORILLA_METHODS = methods("GET", "POST", "PUT")
+_HEALTH_METHODS = methods("GET", "POST", "PUT", "HEAD")
+_WEBSOCKET = frozenset({WEBSOCKET})
 
 
 def create_node_app(node: Node) -> ASGIApp:
@@ -78,64 +81,48 @@ def create_node_app(node: Node) -> ASGIApp:
         return PlainTextResponse(metrics.render(), media_type="text/plain; version=0.0.4")
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+    async def lifespan() -> AsyncIterator[None]:
         await node.start()
         try:
             yield
         finally:
             await node.stop()
 
-    routes = [
-        *_chain_routes(node.chains, limit),
-        *_index_routes(node.chains, limit),
+    node_routes = [
         _gorilla_route("/ext/info", node.info_rpc, limit),
         _gorilla_route("/ext/devnet", node.devnet_rpc, limit),
-        Route("/ext/health", health_root, methods=["GET", "POST"]),
-        Route("/ext/health/{kind}", health_get, methods=["GET", "POST", "PUT", "HEAD"]),
-        Route("/ext/metrics", metrics_route),
-        # An unknown chain: the socket closes as a policy violation.
-        WebSocketRoute("/ext/bc/{chain}/ws", _refuse_ws),
+        Route("/ext/health", _Served(endpoint(health_root).app), methods("GET", "POST")),
+        Route("/ext/health/{kind}", _Served(endpoint(health_get).app), _HEALTH_METHODS),
+        Route("/ext/metrics", _Served(endpoint(metrics_route).app)),
     ]
-    starlette = Starlette(
-        routes=routes, lifespan=lifespan, exception_handlers={404: _not_found_handler}
-    )
-    rpc_paths = _fast_paths(node.chains)
-    gorilla_paths = _gorilla_fast_paths(node.chains)
-    routed = len(node.chains)
-
-    def route_new_chains() -> None:
-        # Chains a CreateChainTx started after the app was built: their routes go first, so
-        # the unknown-chain refusals below do not shadow them.
-        nonlocal routed
-        late = ChainRegistry()
-        for chain in node.chains.since(routed):
-            late.register(chain)
-        routed = len(node.chains)
-        starlette.router.routes[:0] = [*_chain_routes(late, limit), *_index_routes(late, limit)]
-        rpc_paths.update(_fast_paths(late))
-        gorilla_paths.update(_gorilla_fast_paths(late))
+    current = _CurrentRoutes(node.chains, node_routes, limit)
+    routed = RoutedApp(current, lifespan=lifespan, handlers={404: _not_found_handler})
 
     async def fast(scope: Scope, receive: Receive, send: Send, extra: Headers) -> bool:
-        """Serves the hot paths, the EVM RPC and the gorilla services (platform.issueTx & co),
-        without the framework's per-request layers when the request is well formed; False
-        when the request is not one of them."""
-        if len(node.chains) != routed:
-            route_new_chains()
+        """Serves the hot paths, the EVM RPC and the chains' gorilla services (platform.issueTx
+        & co), without the framework's per-request layers when the request is well formed;
+        False when the request is not one of them."""
         if scope["type"] != "http" or scope["method"] != "POST":
             return False
-        dispatcher = rpc_paths.get(scope["path"])
-        if dispatcher is not None and _json_request(scope):
-            await _fast_rpc(dispatcher, limit, receive, send, extra=extra)
-            return True
-        gorilla = gorilla_paths.get(scope["path"])
-        if gorilla is not None and _content_type(scope) == JSON:
-            await _fast_rpc(gorilla, limit, receive, send, _GORILLA_TOO_LARGE, extra)
-            return True
-        return False
+        routes = current.routes if len(node.chains) == current.built else current()
+        path = route_path(scope) if scope.get("root_path") else scope["path"]
+        route = routes.http.fixed.get(path)  # every chain's path is fixed
+        rpc = None if route is None else route.target.rpc
+        if rpc is None:
+            return False
+        if isinstance(rpc, ServiceDispatcher):
+            if _content_type(scope) != JSON:
+                return False
+            await _fast_rpc(rpc, limit, receive, send, _GORILLA_TOO_LARGE, extra)
+        else:
+            if not _json_request(scope):
+                return False
+            await _fast_rpc(rpc, limit, receive, send, extra=extra)
+        return True
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if not await fast(scope, receive, send, ()):
-            await starlette(scope, receive, send)
+            await routed(scope, receive, send)
 
     # avalanchego answers browsers on any origin (--http-allowed-origins defaults to *).
     cors = CORSMiddleware(
@@ -146,13 +133,46 @@ def create_node_app(node: Node) -> ASGIApp:
         # A request without an Origin header gets no CORS headers but `Vary: Origin`:
         # answered here without the middleware's per-request header objects and send wrapper
         # (-8% server CPU per platform.issueTx, bench/pchain.py).
-        if scope["type"] == "http" and not any(k == b"origin" for k, _ in scope["headers"]):
+        if scope["type"] == "http" and not _has_origin(scope):
             if not await fast(scope, receive, send, _VARY_ORIGIN):
-                await starlette(scope, receive, _vary_origin(send))
+                await routed(scope, receive, _vary_origin(send))
             return
         await cors(scope, receive, send)
 
     return entry
+
+
+@dataclass(frozen=True, slots=True)
+class _Served:
+    """A route's answer: `app`, or for a well-formed POST, `rpc` called directly (the EVM's
+    JSON-RPC, a chain's gorilla service)."""
+
+    app: ASGIApp
+    rpc: Dispatcher | ServiceDispatcher | None = None
+
+
+class _CurrentRoutes:
+    """The node's routes, built from its registry, and built again when the registry grows:
+    a CreateChainTx accepted while the server runs starts a chain that must be served."""
+
+    def __init__(self, chains: ChainRegistry, node_routes: list[Route[_Served]], limit: int):
+        self.chains = chains
+        self.node_routes = node_routes
+        self.limit = limit
+        self.built = -1
+        self.routes = self()
+
+    def __call__(self) -> Routes[_Served]:
+        if len(self.chains) != self.built:
+            self.built = len(self.chains)
+            http, websocket = _chain_routes(self.chains, self.limit)
+            # An unknown chain's socket closes as a policy violation.
+            websocket.append(Route("/ext/bc/{chain}/ws", socket(_refuse_ws), _WEBSOCKET))
+            indexes = _index_routes(self.chains, self.limit)
+            self.routes = Routes(
+                RouteTable([*http, *indexes, *self.node_routes]), RouteTable(websocket)
+            )
+        return self.routes
 
 
 def _chain_paths(chain: HostedChain, suffix: str) -> list[str]:
@@ -162,36 +182,26 @@ def _chain_paths(chain: HostedChain, suffix: str) -> list[str]:
     return paths + [f"/ext/{form}{tail}" for form in chain.short_forms]
 
 
-def _chain_routes(chains: ChainRegistry, limit: int) -> list[BaseRoute]:
-    return [
-        _service_route(path, service, limit)
-        for chain in chains
-        for suffix, service in chain.services.items()
-        for path in _chain_paths(chain, suffix)
-    ]
+def _chain_routes(
+    chains: ChainRegistry, limit: int
+) -> tuple[list[Route[_Served]], list[Route[Endpoint]]]:
+    """The chains' HTTP routes and WebSocket routes."""
+    http: list[Route[_Served]] = []
+    websocket: list[Route[Endpoint]] = []
+    for chain in chains:
+        for suffix, service in chain.services.items():
+            for path in _chain_paths(chain, suffix):
+                if isinstance(service, EvmRpc):
+                    served = _Served(endpoint(_evm_rpc_refusal).app, service.dispatcher)
+                    http.append(Route(path, served, _EVM_RPC_METHODS))
+                elif isinstance(service, EvmWebSocket):
+                    websocket.append(Route(path, socket(_evm_ws(service, limit)), _WEBSOCKET))
+                else:
+                    http.append(_gorilla_route(path, service.dispatcher, limit, fast=True))
+    return http, websocket
 
 
-def _fast_paths(chains: ChainRegistry) -> dict[str, Dispatcher]:
-    return {
-        path: service.dispatcher
-        for chain in chains
-        for suffix, service in chain.services.items()
-        if isinstance(service, EvmRpc)
-        for path in _chain_paths(chain, suffix)
-    }
-
-
-def _gorilla_fast_paths(chains: ChainRegistry) -> dict[str, ServiceDispatcher]:
-    return {
-        path: service.dispatcher
-        for chain in chains
-        for suffix, service in chain.services.items()
-        if isinstance(service, GorillaService)
-        for path in _chain_paths(chain, suffix)
-    }
-
-
-def _index_routes(chains: ChainRegistry, limit: int) -> list[BaseRoute]:
+def _index_routes(chains: ChainRegistry, limit: int) -> list[Route[_Served]]:
     return [
         _gorilla_route(f"/ext/index/{chain.label}/{name}", index.service, limit)
         for chain in chains
@@ -199,19 +209,15 @@ def _index_routes(chains: ChainRegistry, limit: int) -> list[BaseRoute]:
     ]
 
 
-def _service_route(path: str, service: Service, limit: int) -> BaseRoute:
-    if isinstance(service, EvmRpc):
-        return Route(path, _evm_rpc_refusal, methods=["GET", "POST", "PUT", "DELETE"])
-    if isinstance(service, EvmWebSocket):
-        return WebSocketRoute(path, _evm_ws(service, limit))
-    return _gorilla_route(path, service.dispatcher, limit)
-
-
-def _gorilla_route(path: str, dispatcher: ServiceDispatcher, limit: int) -> Route:
-    async def endpoint(request: Request) -> Response:
+def _gorilla_route(
+    path: str, dispatcher: ServiceDispatcher, limit: int, *, fast: bool = False
+) -> Route[_Served]:
+    async def handle(request: Request) -> Response:
         return await _service(request, dispatcher.handle_bytes, limit)
 
-    return Route(path, endpoint, methods=["GET", "POST", "PUT"])
+    return Route(
+        path, _Served(endpoint(handle).app, dispatcher if fast else None), _GORILLA_METHODS
+    )
 
 
 async def _evm_rpc_refusal(request: Request) -> Response:
@@ -234,7 +240,7 @@ async def _refuse_ws(ws: WebSocket) -> None:
 
 
 def _evm_ws(service: EvmWebSocket, limit: int) -> Callable[[WebSocket], Awaitable[None]]:
-    async def endpoint(ws: WebSocket) -> None:
+    async def serve(ws: WebSocket) -> None:
         await ws.accept()
         conn = Connection()
         writer = asyncio.create_task(_pump(ws, conn))
@@ -250,7 +256,7 @@ def _evm_ws(service: EvmWebSocket, limit: int) -> Callable[[WebSocket], Awaitabl
             with contextlib.suppress(Exception):
                 await ws.close()
 
-    return endpoint
+    return serve
 
 
 async def _serve_ws(ws: WebSocket, conn: Connection, dispatcher: Dispatcher, limit: int) -> None:
@@ -267,6 +273,14 @@ async def _serve_ws(ws: WebSocket, conn: Connection, dispatcher: Dispatcher, lim
             conn.push(reply)
         if conn.overflowed:
             return
+
+
+def _has_origin(scope: Scope) -> bool:
+    # A loop, not any() over a generator: a third of the cost, on every request.
+    for name, _ in scope["headers"]:  # noqa: SIM110
+        if name == b"origin":
+            return True
+    return False
 
 
 def _content_type(scope: Scope) -> str | None:

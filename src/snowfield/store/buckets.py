@@ -26,19 +26,6 @@ def bucket_start(interval: Interval, ts: int) -> int:
     return int(dt.datetime(day.year, day.month, 1, tzinfo=dt.UTC).timestamp())
 
 
-def next_start(interval: Interval, start: int) -> int:
-    """The start of the bucket after the one starting at `start`."""
-    if interval == "hour":
-        return start + HOUR
-    if interval == "day":
-        return start + DAY
-    if interval == "week":
-        return start + WEEK
-    day = dt.datetime.fromtimestamp(start, dt.UTC)
-    year, month = (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
-    return int(dt.datetime(year, month, 1, tzinfo=dt.UTC).timestamp())
-
-
 def previous_start(interval: Interval, start: int) -> int:
     """The start of the bucket before the one starting at `start`."""
     return bucket_start(interval, start - 1)

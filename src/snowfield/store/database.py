@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from snowfield.errors import InvalidParams, Unavailable
 from snowfield.store.schema import AFTER_UPGRADES, SCHEMA_VERSION, TABLES, UPGRADES, ddl_for
@@ -30,13 +30,6 @@ Params = Sequence[Any]
 # writing a P-Chain backfill's batches took 1.15-1.3x less time, the final checkpoint included
 # (5,000 containers in batches of 256, three runs).
 WAL_CHECKPOINT_PAGES = 10_000
-
-
-class Cursor(Protocol):
-    def execute(self, sql: str, params: Params = ...) -> Any: ...
-    def executemany(self, sql: str, seq: Sequence[Params]) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-    def fetchone(self) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,14 +61,6 @@ from snowfield.store.primary_rows import (
     UtxoRow,
 )
 
-STAKING_TYPES = (
-    "AddValidatorTx",
-    "AddSubnetValidatorTx",
-    "AddDelegatorTx",
-    "AddPermissionlessValidatorTx",
-    "AddPermissionlessDelegatorTx",
-)
-
 
 class Addresses:
     """Formats 20-byte short ids as the network's bech32 addresses (no chain prefix); the
