@@ -56,12 +56,10 @@ def _ref(name: str) -> dict[str, str]:
 
 
 def _operation(op: Operation[Any]) -> dict[str, Any]:
-    responses: dict[str, Any] = {
-        "200": {
-            "description": "Successful response",
-            "content": {"application/json": {"schema": _ref(op.response)}},
-        }
-    }
+    success: dict[str, Any] = {"description": "Successful response"}
+    if op.response is not None:
+        success["content"] = {"application/json": {"schema": _ref(op.response)}}
+    responses: dict[str, Any] = {str(op.status): success}
     for status in ERROR_STATUSES:
         responses[str(status)] = {
             "description": HTTPStatus(status).phrase,

@@ -35,13 +35,10 @@ def parameter(p: Param) -> dict[str, Any]:
 
 
 def _responses(op: Operation[Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "200": {
-            "description": "Successful response",
-            "headers": _RATE_HEADERS,
-            "content": {"application/json": {"schema": ref(op.response)}},
-        }
-    }
+    success: dict[str, Any] = {"description": "Successful response", "headers": _RATE_HEADERS}
+    if op.response is not None:
+        success["content"] = {"application/json": {"schema": ref(op.response)}}
+    out: dict[str, Any] = {str(op.status): success}
     for status in ERROR_STATUSES:
         headers = dict(_RATE_HEADERS)
         if status == 429:

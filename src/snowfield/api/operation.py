@@ -15,9 +15,10 @@ from starlette.types import Scope, Send
 
 from snowfield.api.errors import SendError, send_error
 from snowfield.api.params import Param, parse_all, single_values
-from snowfield.api.request_body import request_json
+from snowfield.api.request_body import BODY_METHODS, request_json
 from snowfield.api.responses import Endpoint, Headers, SendJson, send_json
 from snowfield.errors import Forbidden, NotFound
+from snowfield.routing.table import methods
 from snowfield.store import chain_queries, primary
 from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey
@@ -47,18 +48,19 @@ class Operation(Generic[C]):
     summary: str
     tag: str
     params: tuple[Param, ...]
-    response: str  # name of the 200 body's schema in components
+    response: str | None  # name of the success body's schema in components; None: no body
     weight: int  # compute units charged against the caller's rate limit
     handler: Callable[[C], Awaitable[Json]]
     method: str = "GET"
-    request_body: str | None = None  # name of the request body's schema (POST operations)
+    request_body: str | None = None  # name of the request body's schema
+    status: int = 200  # the success status (the real service answers some creations 201)
     # How the request's arguments are read; by default each of `params` reads its own (the
     # metrics service checks them together, reporting every problem at once).
     arguments: Arguments | None = None
 
     @property
     def methods(self) -> frozenset[str]:
-        return frozenset({"POST"}) if self.method == "POST" else frozenset({"GET", "HEAD"})
+        return methods(self.method)
 
 
 async def call_store(db: Database, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -209,11 +211,12 @@ def endpoint(
                 args = parse_all(op.params, path, single_values(query, repeated))
             else:
                 args = arguments(path, query)
-            if op.method == "POST":
+            if op.method in BODY_METHODS:
                 args["body"] = request_json(scope)
             body = await op.handler(context(op, args, key))
         except Exception as exc:
             return await errors(scope, send, exc, headers)
-        return await respond(scope, send, orjson.dumps(body), 200, headers)
+        raw = b"" if op.response is None else orjson.dumps(body)
+        return await respond(scope, send, raw, op.status, headers)
 
     return serve

@@ -1,6 +1,7 @@
-"""Request bodies of the POST operations: read by the router (bounded), parsed as JSON here.
+"""Request bodies (POST, PUT, PATCH and DELETE operations): read by the router (bounded),
+parsed as JSON here.
 
-Public API: `MAX_BODY`, `read_body(scope, receive)`, `request_json(scope)`.
+Public API: `MAX_BODY`, `BODY_METHODS`, `read_body(scope, receive)`, `request_json(scope)`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from starlette.types import Receive, Scope
 from snowfield.errors import InvalidParams
 
 MAX_BODY = 1024 * 1024  # a Warp message is at most 256 KiB; hex doubles it
+# The methods whose requests may carry a body (the real service's DELETE of a webhook's
+# addresses sends one).
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 async def read_body(scope: Scope, receive: Receive) -> None:

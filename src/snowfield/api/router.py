@@ -9,7 +9,7 @@ These steps are plain calls rather than nested middlewares: each middleware laye
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from snowfield.api.errors import SendError
 from snowfield.api.gate import Gate
 from snowfield.api.operation import Operation, endpoint
-from snowfield.api.request_body import read_body
+from snowfield.api.request_body import BODY_METHODS, read_body
 from snowfield.api.responses import Endpoint, Headers, SendJson, send_json
 from snowfield.api.telemetry import Recorder
 from snowfield.routing.table import Match, Route, RouteTable
@@ -38,6 +38,9 @@ class Answer:
     weight: int
 
 
+Answers = Mapping[str, Answer]  # a route's answer to each method it allows
+
+
 def operation_routes(
     operations: Iterable[Operation[C]],
     context: Callable[[Operation[C], dict[str, Any], ApiKey | None], C],
@@ -46,25 +49,37 @@ def operation_routes(
     document: bytes,
     document_weight: int,
     respond: SendJson = send_json,
-) -> list[Route[Answer]]:
-    """A service's routes: each operation's, then its OpenAPI `document` at /openapi.json."""
+) -> list[Route[Answers]]:
+    """A service's routes: one per path, answering each of its operations' methods (a webhook's
+    GET, PATCH and DELETE share a path), then its OpenAPI `document` at /openapi.json."""
 
     async def openapi(
         scope: Scope, send: Send, path: object, key: ApiKey | None, headers: Headers
     ) -> int:
         return await respond(scope, send, document, 200, headers)
 
-    routes = [
-        Route(op.path, Answer(endpoint(op, context, errors, respond), op.weight), op.methods)
-        for op in operations
-    ]
-    return [*routes, Route("/openapi.json", Answer(openapi, document_weight))]
+    by_path: dict[str, dict[str, Answer]] = {}
+    for op in operations:
+        answer = Answer(endpoint(op, context, errors, respond), op.weight)
+        answers = by_path.setdefault(op.path, {})
+        for method in op.methods:
+            if method in answers:
+                raise ValueError(f"two operations answer {method} {op.path}")
+            answers[method] = answer
+    routes: list[Route[Answers]] = []
+    for path, answers in by_path.items():
+        # A path that extends another (…/tokens/{tokenId}:reindex after …/tokens/{tokenId})
+        # goes first: the shorter template's parameter would match the whole last segment.
+        at = next((i for i, r in enumerate(routes) if path.startswith(r.path)), len(routes))
+        routes.insert(at, Route(path, answers, frozenset(answers)))
+    document_answer = Answer(openapi, document_weight)
+    return [*routes, Route("/openapi.json", {"GET": document_answer, "HEAD": document_answer})]
 
 
 class Router:
     def __init__(
         self,
-        routes: Sequence[Route[Answer]],
+        routes: Sequence[Route[Answers]],
         *,
         gate: Gate,
         recorder: Recorder,
@@ -107,11 +122,12 @@ class Router:
             self.recorder.record(label, scope["method"], status, started)
 
     async def _answer(
-        self, scope: Scope, receive: Receive, send: Send, match: Match[Answer]
+        self, scope: Scope, receive: Receive, send: Send, match: Match[Answers]
     ) -> int:
         route = match.route
         allowed = route is not None and match.allowed
-        weight = route.target.weight if route is not None and allowed else self.unmatched_weight
+        answer = route.target[scope["method"]] if route is not None and allowed else None
+        weight = answer.weight if answer is not None else self.unmatched_weight
         admission = await self.gate.admit(scope, weight)
         headers = admission.headers
         if admission.refusal is not None:
@@ -124,15 +140,15 @@ class Router:
                 await response(scope, receive, send)
                 return response.status_code
             return await self.errors(scope, send, HTTPException(404), headers)
-        if not match.allowed:
+        if answer is None:  # the path exists, not with this method
             allow = {"allow": ", ".join(sorted(route.methods))}
             return await self.errors(scope, send, HTTPException(405, headers=allow), headers)
-        if scope["method"] == "POST":
+        if scope["method"] in BODY_METHODS:
             try:
                 await read_body(scope, receive)
             except HTTPException as exc:
                 return await self.errors(scope, send, exc, headers)
-        return await route.target.endpoint(scope, send, match.params, admission.key, headers)
+        return await answer.endpoint(scope, send, match.params, admission.key, headers)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
