@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from snowfield.api.app import OPERATIONS
-from snowfield.api.metric_params import QUERY
-from snowfield.api.metrics import create_metrics_app
+from snowfield.api.metrics.params import QUERY
+from snowfield.api.metrics.service import create_metrics_app
 from snowfield.cli.compose import metrics_api_error
 from snowfield.store.database import Database
 from snowfield.testing import serve_asgi

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from snowfield.api.app import OPERATIONS
-from snowfield.api.metrics import create_metrics_app
+from snowfield.api.metrics.service import create_metrics_app
 from snowfield.api.params import decimal
 from snowfield.store.database import Database
 from snowfield.testing import serve_asgi

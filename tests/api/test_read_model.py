@@ -9,7 +9,7 @@ import httpx
 import orjson
 import pytest
 
-from snowfield.api.addresses import Listing, _rendered_transactions, _transactions
+from snowfield.api.evm.addresses import Listing, _rendered_transactions, _transactions
 from snowfield.store.database import Database, upgrade
 from snowfield.store.rows import BlockBundle, BlockRow, TokenRow, TxRow
 from snowfield.store.schema import SCHEMA_VERSION

@@ -17,7 +17,7 @@ import pytest
 
 from snowfield.api.app import create_data_app
 from snowfield.api.gate import RatePolicy
-from snowfield.api.metrics import create_metrics_app
+from snowfield.api.metrics.service import create_metrics_app
 from snowfield.api.site import ExplorerConfig
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow

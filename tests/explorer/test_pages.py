@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from snowfield.api.gate import RatePolicy
-from snowfield.api.metric_params import intervals_of
+from snowfield.api.metrics.params import intervals_of
 from snowfield.api.site import ExplorerConfig
 from snowfield.store.curation import parse_curated, save_curated
 from snowfield.store.keys import create_key

@@ -13,7 +13,7 @@ import pytest
 
 from snowfield.api.app import create_data_app
 from snowfield.api.gate import RatePolicy
-from snowfield.api.metrics import create_metrics_app
+from snowfield.api.metrics.service import create_metrics_app
 from snowfield.api.ratelimit import MemoryLimiter
 from snowfield.api.site import ExplorerConfig
 from snowfield.store.database import Database

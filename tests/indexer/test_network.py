@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from snowfield.api.app import create_data_app
-from snowfield.api.metrics import create_metrics_app
+from snowfield.api.metrics.service import create_metrics_app
 from snowfield.cli.compose import data_api_error, metrics_api_error
 from snowfield.indexer.network import ChainTarget, NetworkFollower, discover
 from snowfield.store import writes

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import httpx
 
-from snowfield.api.metrics import create_metrics_app
+from snowfield.api.metrics.service import create_metrics_app
 from snowfield.testing import open_database
 from tests.api.conftest import serve_app
 from tests.helpers import labels, prometheus_samples

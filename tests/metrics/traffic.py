@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from eth_account import Account
 
-from snowfield.api.metrics import create_metrics_app
+from snowfield.api.metrics.service import create_metrics_app
 from snowfield.store.database import Database
 from snowfield.testing import DEV_KEYS, RunningNode, run_demo_rounds, serve_asgi
 from tests.helpers import rpc_reply

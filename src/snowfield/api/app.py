@@ -9,20 +9,13 @@ import orjson
 from starlette.types import ASGIApp
 
 from snowfield.aggregator.service import AggregatorService as SignatureService
-from snowfield.api import (
-    addresses,
-    blocks,
-    chains,
-    contracts,
-    icm,
-    primary_network,
-    signatures,
-    vertices,
-)
+from snowfield.api import icm, signatures
 from snowfield.api.errors import send_error
+from snowfield.api.evm import addresses, blocks, chains, contracts
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Context, NetworkCache, Operation, Services
+from snowfield.api.primary import primary_network, vertices
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.router import Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site

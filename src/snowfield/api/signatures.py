@@ -20,7 +20,7 @@ from snowfield.aggregator.service import (
 from snowfield.aggregator.validators import AggregationError
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import Param
-from snowfield.api.primary_network import NETWORK_PATH
+from snowfield.api.primary.primary_network import NETWORK_PATH
 from snowfield.errors import InvalidParams, NotFound, Unavailable
 from snowfield.formats.warp.message import Message
 

@@ -117,7 +117,7 @@ def data_app(db: Database, settings: ServeSettings) -> Any:
 
 def metrics_app(db: Database, settings: ServeSettings) -> Any:
     """The metrics API, with its own limiter: each app closes its limiter when it stops."""
-    from snowfield.api.metrics import create_metrics_app
+    from snowfield.api.metrics.service import create_metrics_app
 
     return create_metrics_app(
         db, limiter=rate_limiter(settings), rate_per_minute=settings.metrics_rate

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
-from snowfield.api.primary_network import NETWORK_PATH, indexed_network
+from snowfield.api.primary.primary_network import NETWORK_PATH, indexed_network
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.store import vertices
 from snowfield.store.pagination import Page

@@ -20,7 +20,8 @@ from starlette.websockets import WebSocketClose
 
 from snowfield.api.errors import status_of
 from snowfield.api.gate import Gate, RatePolicy
-from snowfield.api.metric_params import (
+from snowfield.api.metrics.openapi import metrics_openapi
+from snowfield.api.metrics.params import (
     CHAIN_ID,
     METRIC,
     PAGE_TOKEN,
@@ -29,7 +30,6 @@ from snowfield.api.metric_params import (
     metric_query,
     single,
 )
-from snowfield.api.metrics_openapi import metrics_openapi
 from snowfield.api.operation import Json, Operation
 from snowfield.api.params import decimal
 from snowfield.api.ratelimit import Limiter, MemoryLimiter

@@ -1,0 +1,1 @@
+"""The metrics service: its operations, parameters and OpenAPI document."""
