@@ -9,6 +9,15 @@ from snowfield.config import shared
 from snowfield.config.setting import setting
 
 
+_C_CHAIN_EVM_IDS = {1: 43114, 5: 43113}  # mainnet's and Fuji's C-Chain genesis
+LOCAL_C_CHAIN_EVM_ID = 43112  # avalanchego's local genesis, and every other network's here
+
+
+def c_chain_evm_id(network_id: int) -> int:
+    """The C-Chain's EVM chain id on a network, as avalanchego's genesis of it sets it."""
+    return _C_CHAIN_EVM_IDS.get(network_id, LOCAL_C_CHAIN_EVM_ID)
+
+
 @dataclass(frozen=True, slots=True)
 class EvmChainSettings:
     """One EVM chain of the network, as the network's settings describe it."""
@@ -36,7 +45,11 @@ class NetworkSettings:
         None, "Directory for chain data; without it state lives in memory."
     )
     network_id: int = setting(12345, "Avalanche network id (1 mainnet, 5 fuji, 12345 local).")
-    chain_id: int = setting(43112, "EVM chain id of the C-Chain (43114 mainnet, 43113 fuji).")
+    chain_id: int | None = setting(
+        None,
+        "EVM chain id of the C-Chain (default by network id, as avalanchego's genesis: 43114 "
+        "for 1, 43113 for 5, 43112 otherwise).",
+    )
     block_time: float | None = setting(
         None, "Seconds between blocks; without it every transaction is mined at once.", min=0.01
     )
@@ -132,10 +145,15 @@ class NetworkSettings:
     log_format: str = shared.log_format()
 
     @property
+    def c_chain_id(self) -> int:
+        """--chain-id, else the C-Chain's EVM chain id of the network id's genesis."""
+        return self.chain_id if self.chain_id is not None else c_chain_evm_id(self.network_id)
+
+    @property
     def c_chain(self) -> EvmChainSettings:
         return EvmChainSettings(
             alias="C",
-            chain_id=self.chain_id,
+            chain_id=self.c_chain_id,
             gas_limit=self.gas_limit,
             block_time=self.block_time,
             genesis_timestamp=self.genesis_timestamp,
