@@ -8,7 +8,6 @@ from pathlib import Path
 from snowfield.config import shared
 from snowfield.config.setting import setting
 
-
 _C_CHAIN_EVM_IDS = {1: 43114, 5: 43113}  # mainnet's and Fuji's C-Chain genesis
 LOCAL_C_CHAIN_EVM_ID = 43112  # avalanchego's local genesis, and every other network's here
 
