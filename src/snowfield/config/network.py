@@ -122,6 +122,14 @@ class NetworkSettings:
         "Seconds one eth_call or eth_estimateGas may run before it is aborted (0 = no limit).",
         min=0,
     )
+    http_write_timeout: float = setting(
+        30.0,
+        "Seconds a request may run before it is answered with -32002 `request timed out` "
+        "(avalanchego's --http-write-timeout; 0 = no limit).",
+        min=0,
+        doc="Every JSON-RPC API over HTTP (EVM, platform, avm, info, index, health, …); in a "
+        "batch, the calls not answered by then. The call itself finishes in the background.",
+    )
     http_read_header_timeout: float = shared.http_read_header_timeout()
     http_max_header_bytes: int = shared.http_max_header_bytes()
     http_max_connections: int = shared.http_max_connections()
