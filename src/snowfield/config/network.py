@@ -8,6 +8,11 @@ from pathlib import Path
 from snowfield.config import shared
 from snowfield.config.setting import setting
 
+# How far the P-Chain demo moves the network clock: its stakers stake for a day (avalanchego's
+# local minimum stake duration) and ten minutes, and it moves time a minute past their end. With
+# --demo a new network starts this far in the past, so that the demo brings it to the present.
+DEMO_CLOCK_JUMP = 24 * 3600 + 600 + 60
+
 _C_CHAIN_EVM_IDS = {1: 43114, 5: 43113}  # mainnet's and Fuji's C-Chain genesis
 LOCAL_C_CHAIN_EVM_ID = 43112  # avalanchego's local genesis, and every other network's here
 
@@ -77,6 +82,9 @@ class NetworkSettings:
     demo: bool = setting(
         False,
         "Generate demo traffic (tokens, NFTs, factories, reverts; P-Chain staking, subnet, L1).",
+        doc="The P-Chain demo moves the network clock a day and 11 minutes on so that its "
+        "stakers' rewards are paid; a new network (a fresh data dir) starts that far in the "
+        "past, so that the demo brings it to the present.",
     )
     l1: tuple[str, ...] | None = setting(
         None,
