@@ -91,5 +91,12 @@ class PrimaryIndexSettings:
     follow: bool = setting(
         True, "Keep following the head after the backfill.", env="SNOWFIELD_PRIMARY_FOLLOW"
     )
+    verify_containers: bool = setting(
+        False,
+        "Check every P-Chain container before indexing it, as avalanchego's proposervm parses "
+        "blocks: the proposer's certificate and signature for the P-Chain, Granite's epoch.",
+        doc="For a node you do not trust; a container that fails stops the indexer with the "
+        "container's index, id and the reason (e.g. `staking: ECDSA verification failure`).",
+    )
     log_level: str = shared.log_level()
     log_format: str = shared.log_format()
