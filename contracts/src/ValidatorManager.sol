@@ -10,6 +10,9 @@ import {IWarpMessenger, WarpMessage} from "IcmMessenger.sol";
 //   initiateValidatorRegistration  -> Warp RegisterL1ValidatorMessage (ACP-77 codec bytes)
 //   (off chain: signatures aggregated, RegisterL1ValidatorTx issued on the P-Chain)
 //   completeValidatorRegistration  <- Warp L1ValidatorRegistration from the P-Chain
+//   completeValidatorRemoval       <- Warp L1ValidatorRegistration(false) from the P-Chain: the
+//                                     registration expired or never happened (or the validator
+//                                     left the P-Chain's set); the manager forgets it
 //
 // It has no constructor and no immutables: its runtime code sits in the L1's genesis at the
 // manager address the conversion names, and `initialize` is called once after the chain
@@ -56,6 +59,7 @@ contract ValidatorManager {
         uint64 weight
     );
     event CompletedValidatorRegistration(bytes32 indexed validationID, uint64 weight);
+    event CompletedValidatorRemoval(bytes32 indexed validationID);
 
     function initialize(bytes32 subnetID_, address owner_) external {
         require(owner == address(0), "ValidatorManager: already initialized");
@@ -110,6 +114,24 @@ contract ValidatorManager {
         validator.status = ValidatorStatus.Active;
         totalWeight += validator.weight;
         emit CompletedValidatorRegistration(validationID, validator.weight);
+    }
+
+    function completeValidatorRemoval(uint32 messageIndex) external returns (bytes32 validationID) {
+        (WarpMessage memory warp, bool valid) = WARP.getVerifiedWarpMessage(messageIndex);
+        require(valid, "ValidatorManager: invalid warp message");
+        require(warp.sourceChainID == P_CHAIN_ID, "ValidatorManager: not from the P-Chain");
+        require(warp.originSenderAddress == address(0), "ValidatorManager: not from the P-Chain");
+        bool registered;
+        (validationID, registered) = _registration(warp.payload);
+        require(!registered, "ValidatorManager: validator is registered");
+        Validator storage validator = _validators[validationID];
+        require(validator.status != ValidatorStatus.Unknown, "ValidatorManager: unknown validator");
+        if (validator.status == ValidatorStatus.Active) {
+            totalWeight -= validator.weight;
+        }
+        delete registeredValidators[validator.nodeID];
+        delete _validators[validationID];
+        emit CompletedValidatorRemoval(validationID);
     }
 
     function getValidator(bytes32 validationID)

@@ -11,12 +11,14 @@ import httpx
 import pytest
 import redis
 
+from snowfield.api.app import OPERATIONS
 from snowfield.api.gate import RatePolicy
 from snowfield.api.ratelimit import MemoryLimiter, RedisLimiter
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key, revoke_key
 from tests.api.conftest import (
     ALICE,
+    BLOCKCHAIN_ID,
     CHAIN,
     OTHER_CHAIN,
     api_client,
@@ -39,6 +41,20 @@ def test_keys_unknown_revoked_and_restricted(filled: Database) -> None:
         assert keyed.status_code == 200 and keyed.headers["ratelimit-limit"] == "5000"
         assert_error(client.get(TXS, headers={HEADER: "sfk_not-a-key"}), 401, "API key")
         assert_error(client.get(TXS, headers={HEADER: limited_secret}), 403, "chain")
+        # The same chain named by its blockchain id: the same 403, not a 404 "not supported".
+        by_blockchain_id = f"/v1/chains/{BLOCKCHAIN_ID}/addresses/{ALICE}/transactions"
+        assert client.get(by_blockchain_id, headers={HEADER: secret}).status_code == 200
+        assert_error(client.get(by_blockchain_id, headers={HEADER: limited_secret}), 403, "chain")
+        for op in OPERATIONS:
+            if not any(p.name == "chainId" for p in op.params) or op.method != "GET":
+                continue
+            path = op.path.replace("{chainId}", BLOCKCHAIN_ID).replace("{address}", ALICE)
+            path = path.replace("{blockId}", "1").replace("{txHash}", "0x" + "ab" * 32)
+            assert "{" not in path, path
+            allowed = client.get(path, headers={HEADER: secret})
+            assert allowed.status_code != 403, path
+            refused = client.get(path, headers={HEADER: limited_secret})
+            assert refused.status_code == 403, (path, refused.text)
         other = client.get(
             f"/v1/chains/{OTHER_CHAIN}/addresses/{ALICE}/transactions",
             headers={HEADER: limited_secret},

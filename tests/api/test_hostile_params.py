@@ -58,6 +58,17 @@ def test_repeated_query_parameters_are_refused(api: httpx.Client, query: str) ->
     assert body["message"] == f"{name} is given more than once"
 
 
+@pytest.mark.parametrize("query", ["=&&&=&", "=1&=2", "&&", "=&pageSize=1&="])
+def test_empty_parameter_names_are_ignored(api: httpx.Client, query: str) -> None:
+    """`?=&&&=&` names no parameter: ignored as unknown names are (it was a 400 ` is given more
+    than once`), while a real parameter beside them still applies."""
+    url = f"/v1/chains/{CHAIN}/blocks/1/transactions"
+    reply = api.get(f"{url}?{query}")
+    assert reply.status_code == 200, reply.text
+    plain = api.get(url + ("?pageSize=1" if "pageSize" in query else ""))
+    assert reply.json() == plain.json()
+
+
 @pytest.fixture(scope="module")
 def metrics(filled: Database) -> Iterator[httpx.Client]:
     with (
@@ -90,6 +101,11 @@ def test_metrics_huge_integers(metrics: httpx.Client, name: str) -> None:
 )
 def test_metrics_huge_chain_ids(metrics: httpx.Client, path: str) -> None:
     assert _metrics_refusal(metrics.get(path), 404)[0].startswith("chain ")
+
+
+def test_metrics_empty_parameter_names(metrics: httpx.Client) -> None:
+    reply = metrics.get(f"/v2/chains/{CHAIN}/metrics/txCount?=&&&=&")
+    assert reply.status_code == 200, reply.text
 
 
 def test_metrics_repeated_parameters(metrics: httpx.Client) -> None:

@@ -150,20 +150,54 @@ def test_tokens_round_trip_and_bind_their_scope(
         PageTokens("other secret").decode(token, scope)
 
 
-@settings(max_examples=200)
-@given(position=st.integers(0, 200), char=st.sampled_from("AQgw-_x"))
-def test_altered_tokens_never_decode(position: int, char: str) -> None:
+_TOKEN_CHARS = st.characters(codec="ascii") | st.sampled_from("+/=.-_AQgwBCDE")
+
+
+@settings(max_examples=500)
+@given(
+    key=st.lists(st.one_of(st.integers(0, 2**63), st.text(max_size=20)), min_size=1, max_size=3),
+    position=st.integers(0, 400),
+    char=_TOKEN_CHARS,
+)
+def test_changing_one_character_always_refuses_the_token(
+    key: list[int | str], position: int, char: str
+) -> None:
+    """Only the canonical URL-safe base64 decodes: the standard alphabet's `+`/`/` for `-`/`_`,
+    a last character with the same top bits, padding or a stray character all get the 400."""
     tokens = PageTokens(b"k" * 32)
     scope = {"op": "x"}
-    token = tokens.encode(scope, (12, 3))
+    token = tokens.encode(scope, tuple(key))
     i = position % len(token)
-    altered = token[:i] + char + token[i + 1 :]
-    if altered == token:
-        return
-    try:
-        assert tokens.decode(altered, scope) == (12, 3)  # only a base64 no-op may survive
-    except InvalidParams as exc:
-        assert "pageToken" in exc.message
+    for altered in (token[:i] + char + token[i + 1 :], token[:i] + char + token[i:]):
+        if altered == token:
+            continue
+        with pytest.raises(InvalidParams, match="pageToken"):
+            tokens.decode(altered, scope)
+
+
+def test_non_canonical_spellings_of_a_token_are_refused() -> None:
+    tokens = PageTokens(b"k" * 32)
+    scope = {"op": "x"}
+    token = next(
+        t
+        for n in range(1000)
+        if ("-" in (t := tokens.encode(scope, (n,))) or "_" in t) and len(t.split(".")[0]) % 4
+    )
+    body, mac = token.split(".")
+    last = body[-1]
+    sibling = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    unused = 4 if len(body) % 4 == 2 else 2  # bits of the last character past the bytes
+    top = sibling.index(last) >> unused
+    same_top = [c for c in sibling if c != last and sibling.index(c) >> unused == top]
+    for variant in (
+        token.replace("-", "+").replace("_", "/"),  # the standard alphabet
+        f"{body}{'=' * (-len(body) % 4)}.{mac}",  # padding
+        f"{body[:-1]}{same_top[0]}.{mac}",  # the same bytes, other unused bits
+    ):
+        assert variant != token
+        with pytest.raises(InvalidParams, match="pageToken"):
+            tokens.decode(variant, scope)
+    assert tokens.decode(token, scope)
 
 
 def test_listings_read_indexes_not_the_whole_chain(db: Database) -> None:

@@ -127,3 +127,46 @@ def test_every_demo_flow_replays_after_a_restart(tmp_path: Path) -> None:
         for tx_id in report.txs.values():
             status = _p(again.base, "platform.getTxStatus", {"txID": tx_id})
             assert status == {"status": "Committed"}
+
+
+def test_with_demo_a_new_network_starts_in_the_past_and_the_demo_brings_it_to_now() -> None:
+    """`make up` (`--demo`): the demo moves the network clock a day on to pay the stakers'
+    rewards, so a new network starts that much in the past and ends in the present: after the
+    demo, new blocks are stamped with the wall time, not tomorrow's."""
+    import time
+
+    from snowfield.config.network import DEMO_CLOCK_JUMP
+
+    def c(base: str, method: str, *params: Any) -> Any:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+        return httpx.post(base + "/ext/bc/C/rpc", json=body).json()["result"]
+
+    with serve_devnet(validators=2, demo=True) as devnet:
+        started = time.time()
+        genesis = int(c(devnet.base, "eth_getBlockByNumber", "0x0", False)["timestamp"], 16)
+        assert abs(genesis - (started - DEMO_CLOCK_JUMP)) < 30
+        p_time = _p(devnet.base, "platform.getTimestamp")["timestamp"]
+        assert p_time < time.strftime("%Y-%m-%dT", time.gmtime(started))  # yesterday
+        secret = demo_secret([k.private_key for k in devnet.node.dev_keys])
+        report = asyncio.run(run_platform_demo(devnet.base, secret, lambda _: None))
+        paid = _p(devnet.base, "platform.getBalance", {"addresses": [report.rewards_address]})
+        assert int(paid["balance"]) > 0  # the rewards are still paid
+        dev = "0x" + devnet.node.dev_keys[0].address.hex()
+        c(devnet.base, "eth_sendTransaction", {"from": dev, "to": dev, "value": "0x1"})
+        latest = int(c(devnet.base, "eth_getBlockByNumber", "latest", False)["timestamp"], 16)
+        assert abs(latest - time.time()) < 60
+        last = _p(devnet.base, "platform.getHeight")["height"]
+        block = _p(devnet.base, "platform.getBlockByHeight", {"height": last, "encoding": "json"})
+        assert abs(block["block"]["time"] - time.time()) < 60
+
+
+def test_a_network_that_ran_keeps_its_clock(tmp_path: Path) -> None:
+    """Only a new network starts in the past: a restart finds its chains where they were."""
+    import time
+
+    with serve_devnet(validators=1, data_dir=tmp_path) as devnet:
+        first = _p(devnet.base, "platform.getTimestamp")["timestamp"]
+    with serve_devnet(validators=1, data_dir=tmp_path, demo=True) as devnet:
+        assert devnet.node.clock.offset == 0
+        assert _p(devnet.base, "platform.getTimestamp")["timestamp"] == first
+        assert abs(devnet.node.clock() - time.time()) < 5

@@ -13,7 +13,9 @@ import httpx
 import pytest
 
 from snowfield.aggregator.service import AggregatorService
+from snowfield.aggregator.validators import AggregationError
 from snowfield.cli.up import demo_l1_genesis
+from snowfield.config.network import DEMO_CLOCK_JUMP
 from snowfield.crypto import bls
 from snowfield.crypto.keys import EWOQ_KEY
 from snowfield.formats.ids import ID, ShortID
@@ -29,7 +31,13 @@ from snowfield.workload.icm import (
 )
 from snowfield.workload.icm_relayer import Relayer
 from snowfield.workload.platform_demo import PWallet
-from snowfield.workload.validator_manager import ACTIVE, ManagerClient, run_manager_demo
+from snowfield.workload.validator_manager import (
+    ACTIVE,
+    Initiated,
+    ManagerClient,
+    run_manager_demo,
+    start_unregistered,
+)
 
 MANAGER = "0x" + MANAGER_ADDRESS.hex()
 
@@ -64,6 +72,32 @@ async def _relay_both_ways(
         await relayer.close()
         for client in clients.values():
             await client.aclose()
+
+
+async def _remove(base: str, l1: str, owner: bytes, subnet: ID, started: Initiated) -> str:
+    async with RpcClient(f"{base}/ext/bc/{l1}/rpc") as rpc, RpcClient(f"{base}/ext/bc/P") as p:
+        wallet = PWallet(p, EWOQ_KEY, 12345, ID(bytes(32)))
+        aggregator = AggregatorService(base, deadline=5)
+        try:
+            client = ManagerClient(base, rpc, MANAGER, owner, wallet, aggregator)
+            return await client.remove_unregistered(started, subnet)
+        finally:
+            await aggregator.close()
+
+
+async def _status(base: str, l1: str, validation_id: ID) -> tuple[int, int]:
+    async with RpcClient(f"{base}/ext/bc/{l1}/rpc") as rpc:
+        wallet = PWallet(rpc, EWOQ_KEY, 12345, ID(bytes(32)))
+        client = ManagerClient(base, rpc, MANAGER, EWOQ_KEY, wallet, None)  # type: ignore[arg-type]
+        return await client.status(validation_id)
+
+
+async def _p_block(base: str, network_id: int, avax: str) -> None:
+    """A P-Chain block, so that the chain's time catches up with the network clock."""
+    from snowfield.formats.platform.transfer_txs import BaseTx
+
+    async with RpcClient(f"{base}/ext/bc/P") as p:
+        await PWallet(p, EWOQ_KEY, network_id, ID.from_string(avax)).issue(BaseTx)
 
 
 def test_register_an_l1_validator_through_the_manager_contract(tmp_path: Path) -> None:
@@ -115,12 +149,29 @@ def test_register_an_l1_validator_through_the_manager_contract(tmp_path: Path) -
         )
         assert validator["weight"] == "7" and validator["subnetID"] == str(subnet)
         assert validator["balance"] and int(str(validator["balance"])) > 0
-        # make up's demo: one more validator through the same (initialized) manager
+        # make up's demo: a registration nobody takes to the P-Chain, started before the clock
+        # moves a day on; the P-Chain refuses to call it unregistered while it could still be
+        unregistered = asyncio.run(
+            start_unregistered(node.base, l1, MANAGER, owner_secret, EWOQ_KEY)
+        )
+        assert unregistered is not None
+        with pytest.raises(AggregationError):
+            asyncio.run(_remove(node.base, l1, owner_secret, subnet, unregistered))
+        httpx.post(node.rpc, json={"jsonrpc": "2.0", "id": 1, "method": "evm_increaseTime",
+                                   "params": [DEMO_CLOCK_JUMP]})  # fmt: skip
+        asyncio.run(_p_block(node.base, node.node.settings.network_id, node.node.ids.avax_asset))
+        # then one more validator through the same (initialized) manager, and the expired one
+        # removed on the P-Chain's L1ValidatorRegistration(false)
         lines: list[str] = []
         demo = asyncio.run(
-            run_manager_demo(node.base, l1, MANAGER, owner_secret, EWOQ_KEY, lines.append)
+            run_manager_demo(
+                node.base, l1, MANAGER, owner_secret, EWOQ_KEY, lines.append, unregistered
+            )
         )
-        assert demo is not None and "registered validation" in lines[-1]
+        assert demo is not None and "registered validation" in lines[-2]
+        assert f"removed validation {unregistered.validation_id}" in lines[-1]
+        status = asyncio.run(_status(node.base, l1, unregistered.validation_id))
+        assert status == (0, 0)  # Unknown: the manager forgot it
         again = _p(node.base, "platform.getL1Validator", {"validationID": str(demo.validation_id)})
         assert again["weight"] == "1"
         # ICM both ways still verifies: a C-Chain message for the L1 is signed by the L1's

@@ -93,6 +93,8 @@ def single_values(
     `repeated` (list) parameters, whose values are joined by commas."""
     out: dict[str, str] = {}
     for name, value in pairs:
+        if not name:  # `?=x&&` names nothing: ignored, as unknown parameters are
+            continue
         if name in out:
             if name not in repeated:
                 raise InvalidParams(f"{name} is given more than once")

@@ -132,7 +132,7 @@ def _print_banner(node: Any, settings: NetworkSettings) -> None:
     console.print(f"Health:       {base}/ext/health", soft_wrap=True)
     console.print(f"Metrics:      {base}/ext/metrics")
     console.print(
-        f"Network id {settings.network_id}, EVM chain id {settings.chain_id}, "
+        f"Network id {settings.network_id}, EVM chain id {settings.c_chain_id}, "
         + ("automine" if settings.block_time is None else f"block time {settings.block_time}s")
         + (f", data in {settings.data_dir}" if settings.data_dir else ", in memory")
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -38,7 +39,7 @@ def index(settings: IndexSettings) -> None:
 
 async def _run_index(settings: IndexSettings) -> None:
     from snowfield.indexer.calls import Calls
-    from snowfield.indexer.identity import learn_blockchain_id
+    from snowfield.indexer.identity import learn_blockchain_id, learn_network
     from snowfield.indexer.indexer import Indexer
     from snowfield.rpc.client import DocumentFetcher, RpcClient
 
@@ -51,6 +52,9 @@ async def _run_index(settings: IndexSettings) -> None:
         )
         chain_id = int(await client.call("eth_chainId"), 16)
         blockchain_id = settings.blockchain_id or await learn_blockchain_id(settings.rpc)
+        if settings.network is None:  # a node posing as mainnet is listed as mainnet
+            network = await learn_network(settings.rpc) or "testnet"
+            settings = dataclasses.replace(settings, network=network)
         await asyncio.to_thread(_record_chain, db, chain_id, blockchain_id, settings)
         indexer = Indexer(
             db, calls, fetcher, chain_id, batch_blocks=settings.batch_blocks, traces=settings.traces
@@ -122,7 +126,7 @@ async def _index_chain(
     from snowfield.store.writes import upsert_chain
 
     features = tuple(f for f in settings.features.split(",") if f)
-    row = chain_row(target, settings.network, features)
+    row = chain_row(target, settings.network or "testnet", features)
     await asyncio.to_thread(upsert_chain, db, row)
     async with RpcClient(target.rpc_url, retries=5) as client:
         calls = Calls(
@@ -169,7 +173,7 @@ def _record_chain(
         ChainRow(
             chain_id=chain_id,
             name=settings.chain_name,
-            network=settings.network,
+            network=settings.network or "testnet",
             rpc_url=settings.rpc,
             ws_url=settings.ws,
             blockchain_id=blockchain_id,

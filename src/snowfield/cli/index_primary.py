@@ -29,7 +29,12 @@ async def _run_index_primary(settings: PrimaryIndexSettings) -> None:
     db = await migrated(settings.db)
     stop = stop_event()
     source = PlatformSource(settings.node)
-    indexer = PrimaryIndexer(db, source, batch_size=settings.batch_containers)
+    indexer = PrimaryIndexer(
+        db,
+        source,
+        batch_size=settings.batch_containers,
+        verify_containers=settings.verify_containers,
+    )
     try:
         columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())
         with Progress(*columns, TimeRemainingColumn(), console=console, transient=True) as bar:

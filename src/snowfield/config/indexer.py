@@ -17,7 +17,11 @@ class IndexSettings:
     ws: str | None = setting(None, "WebSocket URL of the node, listed by the data service.")
     db: str = shared.db()
     chain_name: str = setting("C-Chain", "Name of the chain in the data service.")
-    network: str = setting("testnet", "Network of the chain: mainnet or testnet.")
+    network: str | None = setting(
+        None,
+        "Network of the chain: mainnet or testnet (default: the node's info.getNetworkID, "
+        "1 being mainnet; testnet for any other id or a node without the info API).",
+    )
     description: str = setting("", "Description of the chain in the data service.")
     explorer_url: str | None = setting(None, "Block explorer URL listed for the chain.")
     blockchain_id: str | None = setting(
@@ -86,6 +90,13 @@ class PrimaryIndexSettings:
     )
     follow: bool = setting(
         True, "Keep following the head after the backfill.", env="SNOWFIELD_PRIMARY_FOLLOW"
+    )
+    verify_containers: bool = setting(
+        False,
+        "Check every P-Chain container before indexing it, as avalanchego's proposervm parses "
+        "blocks: the proposer's certificate and signature for the P-Chain, Granite's epoch.",
+        doc="For a node you do not trust; a container that fails stops the indexer with the "
+        "container's index, id and the reason (e.g. `staking: ECDSA verification failure`).",
     )
     log_level: str = shared.log_level()
     log_format: str = shared.log_format()

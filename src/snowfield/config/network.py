@@ -8,6 +8,19 @@ from pathlib import Path
 from snowfield.config import shared
 from snowfield.config.setting import setting
 
+# How far the P-Chain demo moves the network clock: its stakers stake for a day (avalanchego's
+# local minimum stake duration) and ten minutes, and it moves time a minute past their end. With
+# --demo a new network starts this far in the past, so that the demo brings it to the present.
+DEMO_CLOCK_JUMP = 24 * 3600 + 600 + 60
+
+_C_CHAIN_EVM_IDS = {1: 43114, 5: 43113}  # mainnet's and Fuji's C-Chain genesis
+LOCAL_C_CHAIN_EVM_ID = 43112  # avalanchego's local genesis, and every other network's here
+
+
+def c_chain_evm_id(network_id: int) -> int:
+    """The C-Chain's EVM chain id on a network, as avalanchego's genesis of it sets it."""
+    return _C_CHAIN_EVM_IDS.get(network_id, LOCAL_C_CHAIN_EVM_ID)
+
 
 @dataclass(frozen=True, slots=True)
 class EvmChainSettings:
@@ -36,7 +49,11 @@ class NetworkSettings:
         None, "Directory for chain data; without it state lives in memory."
     )
     network_id: int = setting(12345, "Avalanche network id (1 mainnet, 5 fuji, 12345 local).")
-    chain_id: int = setting(43112, "EVM chain id of the C-Chain (43114 mainnet, 43113 fuji).")
+    chain_id: int | None = setting(
+        None,
+        "EVM chain id of the C-Chain (default by network id, as avalanchego's genesis: 43114 "
+        "for 1, 43113 for 5, 43112 otherwise).",
+    )
     block_time: float | None = setting(
         None, "Seconds between blocks; without it every transaction is mined at once.", min=0.01
     )
@@ -65,6 +82,9 @@ class NetworkSettings:
     demo: bool = setting(
         False,
         "Generate demo traffic (tokens, NFTs, factories, reverts; P-Chain staking, subnet, L1).",
+        doc="The P-Chain demo moves the network clock a day and 11 minutes on so that its "
+        "stakers' rewards are paid; a new network (a fresh data dir) starts that far in the "
+        "past, so that the demo brings it to the present.",
     )
     l1: tuple[str, ...] | None = setting(
         None,
@@ -110,6 +130,14 @@ class NetworkSettings:
         "Seconds one eth_call or eth_estimateGas may run before it is aborted (0 = no limit).",
         min=0,
     )
+    http_write_timeout: float = setting(
+        30.0,
+        "Seconds a request may run before it is answered with -32002 `request timed out` "
+        "(avalanchego's --http-write-timeout; 0 = no limit).",
+        min=0,
+        doc="Every JSON-RPC API over HTTP (EVM, platform, avm, info, index, health, …); in a "
+        "batch, the calls not answered by then. The call itself finishes in the background.",
+    )
     http_read_header_timeout: float = shared.http_read_header_timeout()
     http_max_header_bytes: int = shared.http_max_header_bytes()
     http_max_connections: int = shared.http_max_connections()
@@ -132,10 +160,15 @@ class NetworkSettings:
     log_format: str = shared.log_format()
 
     @property
+    def c_chain_id(self) -> int:
+        """--chain-id, else the C-Chain's EVM chain id of the network id's genesis."""
+        return self.chain_id if self.chain_id is not None else c_chain_evm_id(self.network_id)
+
+    @property
     def c_chain(self) -> EvmChainSettings:
         return EvmChainSettings(
             alias="C",
-            chain_id=self.chain_id,
+            chain_id=self.c_chain_id,
             gas_limit=self.gas_limit,
             block_time=self.block_time,
             genesis_timestamp=self.genesis_timestamp,

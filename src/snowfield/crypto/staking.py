@@ -155,3 +155,38 @@ def verify_signature(certificate_der: bytes, message: bytes, signature: bytes) -
     except (InvalidSignature, ValueError):
         return False
     return True
+
+
+_RSA_BITS = (2048, 4096)  # staking/parse.go's allowed moduli
+_RSA_EXPONENT = 65537
+
+
+def certificate_error(certificate_der: bytes) -> str | None:
+    """Why staking.ParseCertificate would refuse the certificate (its texts); None if it parses:
+    at most 2 KiB, X.509 DER with an RSA (2048/4096 bits, exponent 65537) or ECDSA P-256 key."""
+    if len(certificate_der) > MAX_CERTIFICATE_LEN:
+        return f"staking: certificate length is greater than {MAX_CERTIFICATE_LEN}"
+    try:
+        public_key = _load_der(certificate_der).public_key()
+    except ValueError:
+        return "staking: malformed certificate"
+    if isinstance(public_key, rsa.RSAPublicKey):
+        numbers = public_key.public_numbers()
+        if public_key.key_size not in _RSA_BITS:
+            return "staking: unsupported RSA modulus bitlen"
+        if numbers.e != _RSA_EXPONENT:
+            return "staking: unsupported RSA public exponent"
+        return None
+    if isinstance(public_key, ec.EllipticCurvePublicKey):
+        if not isinstance(public_key.curve, ec.SECP256R1):
+            return "staking: failed to unmarshal elliptic curve point"
+        return None
+    return "staking: unknown public key algorithm"
+
+
+def signature_failure(certificate_der: bytes) -> str:
+    """staking.CheckSignature's error for a bad signature under this (valid) certificate."""
+    public_key = _load_der(certificate_der).public_key()
+    if isinstance(public_key, rsa.RSAPublicKey):
+        return "crypto/rsa: verification error"
+    return "staking: ECDSA verification failure"

@@ -33,6 +33,12 @@ def parse_encoding(value: object) -> Encoding:
         raise InvalidParams("invalid encoding") from None
 
 
+def wants_json(value: object) -> bool:
+    """Whether `encoding` asks for JSON, which only the methods serving a tx or block accept
+    (platform.getTx/getBlock, avm.getTx/getBlock …); every other method refuses it."""
+    return isinstance(value, str) and value.lower() == "json"
+
+
 def encode(data: bytes, encoding: Encoding) -> str:
     """data in the given encoding."""
     return encode_hexnc(data) if encoding is Encoding.HEXNC else encode_hex(data)

@@ -1,4 +1,5 @@
-"""The blockchain id of the chain an EVM node serves, as the node's public info API names it."""
+"""The blockchain id of the chain an EVM node serves and the network it is on, as the node's
+public info API names them."""
 
 from __future__ import annotations
 
@@ -33,3 +34,23 @@ async def learn_blockchain_id(rpc_url: str) -> str | None:
         return None
     found = reply.get("blockchainID") if isinstance(reply, dict) else None
     return found if isinstance(found, str) else None
+
+
+MAINNET_ID = 1
+
+
+async def learn_network(rpc_url: str) -> str | None:
+    """`mainnet` or `testnet` by the node's info.getNetworkID (1 is mainnet, as avalanchego
+    numbers it; Fuji, local and other ids are test networks); None without an info API."""
+    target = info_target(rpc_url)
+    if target is None:
+        return None
+    try:
+        async with RpcClient(target[0], timeout=5.0) as client:
+            reply = await client.call_object("info.getNetworkID", {})
+    except SnowfieldError:
+        return None
+    found = reply.get("networkID") if isinstance(reply, dict) else None
+    if not isinstance(found, str) or not found.isdigit():
+        return None
+    return "mainnet" if int(found) == MAINNET_ID else "testnet"

@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from snowfield.crypto.proposervm import parse_verified
 from snowfield.errors import InvalidParams, Unavailable
 from snowfield.formats.bech32 import hrp_for_network
 from snowfield.formats.hexcheck import decode_hex
@@ -188,6 +189,25 @@ class PlatformSource:
         return decode_hex(str(got["tx"]))
 
 
+def _verify(containers: Sequence[Container]) -> None:
+    """Raises InvalidParams for the first container that is not a P-Chain block its proposer
+    signed (or an unsigned or option block), naming it and avalanchego's reason."""
+    chain = ID.from_string(P_CHAIN_ID)
+    for container in containers:
+        try:
+            block = parse_verified(container.data, chain)
+        except InvalidParams as exc:
+            raise InvalidParams(
+                f"P-Chain container {container.index} ({container.id}) failed verification: "
+                f"{exc.message}"
+            ) from None
+        if str(block.id) != container.id:
+            raise InvalidParams(
+                f"P-Chain container {container.index} is named {container.id} but its block "
+                f"id is {block.id}"
+            )
+
+
 def _nanos(text: str) -> int:
     """Index API timestamps are RFC 3339 with nanoseconds; 0 when absent or unreadable."""
     try:
@@ -206,9 +226,14 @@ class PrimaryIndexer:
         *,
         batch_size: int = 256,
         process_backlog: int = PROCESS_BACKLOG,
+        verify_containers: bool = False,
     ) -> None:
         self.db = db
         self.source = source
+        # Check each container as avalanchego's proposervm.Parse(bytes, chainID) does (the
+        # proposer's certificate and signature for the P-Chain, Granite's epoch) before a row
+        # is written: for a node the indexer does not trust.
+        self.verify_containers = verify_containers
         self.batch_size = min(batch_size, MAX_RANGE)
         self.process_backlog = process_backlog  # extract in a worker from this many on
         self.network: primary.PrimaryNetwork | None = None
@@ -273,7 +298,10 @@ class PrimaryIndexer:
         async def fetch() -> list[Container] | None:
             if start > last:
                 return None
-            return await self.source.containers(start, self.batch_size) or None
+            containers = await self.source.containers(start, self.batch_size) or None
+            if containers and self.verify_containers:
+                await asyncio.to_thread(_verify, containers)
+            return containers
 
         return asyncio.ensure_future(fetch())
 

@@ -119,4 +119,5 @@ def vm_config(settings: NetworkSettings) -> dict[str, Any]:
     """The settings as admin.getVMConfig reports them (paths as text, the mnemonic left out)."""
     config = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()}
     config.pop("mnemonic", None)
+    config["chain_id"] = settings.c_chain_id  # the one in force: the network's unless given
     return config

@@ -57,7 +57,7 @@ def create_node_app(node: Node) -> ASGIApp:
         "Transactions waiting in the C-Chain mempool.",
         lambda: len(node.c.chain.mempool),
     )
-    limit = node.settings.max_request_bytes
+    http = HttpLimits(node.settings.max_request_bytes, node.settings.http_write_timeout or None)
 
     async def health_get(request: Request) -> Response:
         kind = request.path_params.get("kind", "health")
@@ -75,7 +75,7 @@ def create_node_app(node: Node) -> ASGIApp:
     async def health_root(request: Request) -> Response:
         if request.method == "GET":
             return await health_get(request)
-        return await _service(request, node.health_rpc.handle_bytes, limit)
+        return await _service(request, node.health_rpc.handle_bytes, http)
 
     async def metrics_route(_: Request) -> Response:
         return PlainTextResponse(metrics.render(), media_type="text/plain; version=0.0.4")
@@ -89,13 +89,13 @@ def create_node_app(node: Node) -> ASGIApp:
             await node.stop()
 
     node_routes = [
-        _gorilla_route("/ext/info", node.info_rpc, limit),
-        _gorilla_route("/ext/devnet", node.devnet_rpc, limit),
+        _gorilla_route("/ext/info", node.info_rpc, http),
+        _gorilla_route("/ext/devnet", node.devnet_rpc, http),
         Route("/ext/health", _Served(endpoint(health_root).app), methods("GET", "POST")),
         Route("/ext/health/{kind}", _Served(endpoint(health_get).app), _HEALTH_METHODS),
         Route("/ext/metrics", _Served(endpoint(metrics_route).app)),
     ]
-    current = _CurrentRoutes(node.chains, node_routes, limit)
+    current = _CurrentRoutes(node.chains, node_routes, http)
     routed = RoutedApp(current, lifespan=lifespan, handlers={404: _not_found_handler})
 
     async def fast(scope: Scope, receive: Receive, send: Send, extra: Headers) -> bool:
@@ -113,11 +113,11 @@ def create_node_app(node: Node) -> ASGIApp:
         if isinstance(rpc, ServiceDispatcher):
             if _content_type(scope) != JSON:
                 return False
-            await _fast_rpc(rpc, limit, receive, send, _GORILLA_TOO_LARGE, extra)
+            await _fast_rpc(rpc, http, receive, send, _GORILLA_TOO_LARGE, extra)
         else:
             if not _json_request(scope):
                 return False
-            await _fast_rpc(rpc, limit, receive, send, extra=extra)
+            await _fast_rpc(rpc, http, receive, send, extra=extra)
         return True
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -151,24 +151,35 @@ class _Served:
     rpc: Dispatcher | ServiceDispatcher | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class HttpLimits:
+    """What every HTTP request to the node is held to: its body's size, and how long it may run
+    before it is answered with -32002 `request timed out` (None: no limit)."""
+
+    body: int
+    timeout: float | None
+
+
 class _CurrentRoutes:
     """The node's routes, built from its registry, and built again when the registry grows:
     a CreateChainTx accepted while the server runs starts a chain that must be served."""
 
-    def __init__(self, chains: ChainRegistry, node_routes: list[Route[_Served]], limit: int):
+    def __init__(
+        self, chains: ChainRegistry, node_routes: list[Route[_Served]], http: HttpLimits
+    ) -> None:
         self.chains = chains
         self.node_routes = node_routes
-        self.limit = limit
+        self.http = http
         self.built = -1
         self.routes = self()
 
     def __call__(self) -> Routes[_Served]:
         if len(self.chains) != self.built:
             self.built = len(self.chains)
-            http, websocket = _chain_routes(self.chains, self.limit)
+            http, websocket = _chain_routes(self.chains, self.http)
             # An unknown chain's socket closes as a policy violation.
             websocket.append(Route("/ext/bc/{chain}/ws", socket(_refuse_ws), _WEBSOCKET))
-            indexes = _index_routes(self.chains, self.limit)
+            indexes = _index_routes(self.chains, self.http)
             self.routes = Routes(
                 RouteTable([*http, *indexes, *self.node_routes]), RouteTable(websocket)
             )
@@ -183,7 +194,7 @@ def _chain_paths(chain: HostedChain, suffix: str) -> list[str]:
 
 
 def _chain_routes(
-    chains: ChainRegistry, limit: int
+    chains: ChainRegistry, limits: HttpLimits
 ) -> tuple[list[Route[_Served]], list[Route[Endpoint]]]:
     """The chains' HTTP routes and WebSocket routes."""
     http: list[Route[_Served]] = []
@@ -195,25 +206,25 @@ def _chain_routes(
                     served = _Served(endpoint(_evm_rpc_refusal).app, service.dispatcher)
                     http.append(Route(path, served, _EVM_RPC_METHODS))
                 elif isinstance(service, EvmWebSocket):
-                    websocket.append(Route(path, socket(_evm_ws(service, limit)), _WEBSOCKET))
+                    websocket.append(Route(path, socket(_evm_ws(service, limits.body)), _WEBSOCKET))
                 else:
-                    http.append(_gorilla_route(path, service.dispatcher, limit, fast=True))
+                    http.append(_gorilla_route(path, service.dispatcher, limits, fast=True))
     return http, websocket
 
 
-def _index_routes(chains: ChainRegistry, limit: int) -> list[Route[_Served]]:
+def _index_routes(chains: ChainRegistry, http: HttpLimits) -> list[Route[_Served]]:
     return [
-        _gorilla_route(f"/ext/index/{chain.label}/{name}", index.service, limit)
+        _gorilla_route(f"/ext/index/{chain.label}/{name}", index.service, http)
         for chain in chains
         for name, index in chain.indexes.items()
     ]
 
 
 def _gorilla_route(
-    path: str, dispatcher: ServiceDispatcher, limit: int, *, fast: bool = False
+    path: str, dispatcher: ServiceDispatcher, http: HttpLimits, *, fast: bool = False
 ) -> Route[_Served]:
     async def handle(request: Request) -> Response:
-        return await _service(request, dispatcher.handle_bytes, limit)
+        return await _service(request, dispatcher.handle_bytes, http)
 
     return Route(
         path, _Served(endpoint(handle).app, dispatcher if fast else None), _GORILLA_METHODS
@@ -298,7 +309,7 @@ def _json_request(scope: Scope) -> bool:
 
 async def _fast_rpc(
     dispatcher: Dispatcher | ServiceDispatcher,
-    limit: int,
+    http: HttpLimits,
     receive: Receive,
     send: Send,
     too_large: bytes = b"",
@@ -313,16 +324,16 @@ async def _fast_rpc(
             return
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > limit:
+        if size > http.body:
             if too_large:  # gorilla's answer, as Starlette's PlainTextResponse writes it
                 await _send(send, 413, too_large, b"text/plain; charset=utf-8", extra)
             else:
-                refusal = b"content length too large (%d max)\n" % limit
+                refusal = b"content length too large (%d max)\n" % http.body
                 await _send(send, 413, refusal, b"text/plain", extra)
             return
         chunks.append(chunk)
         more = message.get("more_body", False)
-    reply = await dispatcher.handle_bytes(b"".join(chunks))
+    reply = await dispatcher.handle_bytes(b"".join(chunks), timeout=http.timeout)
     await _send(send, 200, reply or b"", b"application/json", extra)
 
 
@@ -345,17 +356,17 @@ async def _send(send: Send, status: int, body: bytes, ctype: bytes, extra: Heade
     await send({"type": "http.response.body", "body": body})
 
 
-async def _service(request: Request, handle: Any, limit: int) -> Response:
+async def _service(request: Request, handle: Any, http: HttpLimits) -> Response:
     """avalanchego's gorilla/rpc transport rules: POST, JSON content type, HTTP 200."""
     if request.method != "POST":
         return PlainTextResponse(f"rpc: POST method required, received {request.method}", 405)
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != "application/json":
         return PlainTextResponse(f"rpc: unrecognized Content-Type: {ctype}", 415)
-    body = await _read_limited(request, limit)
+    body = await _read_limited(request, http.body)
     if body is None:
         return PlainTextResponse("request too large", 413)
-    return Response(await handle(body), media_type=JSON)
+    return Response(await handle(body, timeout=http.timeout), media_type=JSON)
 
 
 async def _read_limited(request: Request, limit: int) -> bytes | None:

@@ -12,6 +12,7 @@ from snowfield.chains.clock import NetworkClock
 from snowfield.chains.evm.customgenesis import parse_genesis
 from snowfield.chains.platform.records import Blockchain
 from snowfield.config import NetworkSettings
+from snowfield.config.network import DEMO_CLOCK_JUMP
 from snowfield.crypto.keys import EWOQ_KEY, derive_keys, key_from_bytes
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, P_CHAIN_ID
@@ -69,6 +70,7 @@ class Node:
     ) -> None:
         self.settings = settings
         self.storage = storage
+        fresh = storage.fresh
         dev_keys = tuple(derive_keys(settings.mnemonic, settings.accounts))
         self.dev_keys = list(dev_keys)
         # The AVAX asset and the X and C ids come from the genesis (or the posed network's).
@@ -90,6 +92,11 @@ class Node:
         self.chains = ChainRegistry()
         # One time for the whole network: every chain reads it, the time controls move it.
         self.clock = NetworkClock()
+        if settings.demo and fresh:
+            # The P-Chain demo moves the network clock on past its stakers' end so that their
+            # rewards are paid (avalanchego's local network stakes for a day at least): a new
+            # network starts that far in the past, so the demo brings it to the present.
+            self.clock.offset = -DEMO_CLOCK_JUMP
         validators = load_validators(storage.data_dir, settings.validators)
         self.validators = ValidatorSet(validators, self.clock)
         # The validators on the peer-to-peer network, signing Warp messages when asked (ACP-118).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 from snowfield.chains.journal import Journal, MemoryJournal
@@ -49,14 +48,18 @@ class NodeStorage:
         `<data-dir>/C/` folders stay the C-Chain's); None in memory."""
         return None if self.data_dir is None else self.data_dir / label
 
-    def genesis_time(self, label: str) -> int:
-        """The chain's genesis start time: now on first start, then what
+    @property
+    def fresh(self) -> bool:
+        """Whether no chain has started here yet (always, in memory)."""
+        return self.data_dir is None or not (self.data_dir / "P" / "genesis-time").exists()
+
+    def genesis_time(self, label: str, now: int) -> int:
+        """The chain's genesis start time: `now` (the network clock) on first start, then what
         `<chain-dir>/genesis-time` kept (the journaled blocks replay only on the same genesis)."""
         directory = self.chain_dir(label)
         path = directory / "genesis-time" if directory else None
         if path is not None and path.exists():
             return int(path.read_text())
-        now = int(time.time())
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(str(now))

@@ -16,11 +16,14 @@ from snowfield.chains.platform.records import L1Validator
 from snowfield.crypto.bls import SecretKey
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID
+from snowfield.formats.platform.l1_txs import initial_validation_id
+from snowfield.formats.warp.justification import SubnetIDIndex, decode_justification
 from snowfield.formats.warp.message import UnsignedMessage
 from snowfield.formats.warp.payload import AddressedCall, Hash, decode_payload
 from snowfield.formats.warp.platform_messages import (
     L1ValidatorRegistration,
     L1ValidatorWeight,
+    RegisterL1Validator,
     SubnetToL1Conversion,
     decode_message,
 )
@@ -40,7 +43,15 @@ EVM_PARSE_ERROR, EVM_VERIFY_ERROR = 1, 2
     P_CONVERSION_MISSING,
     P_CONVERSION_MISMATCH,
 ) = range(1, 8)
-P_VALIDATION_MISSING = 11
+(
+    P_INVALID_JUSTIFICATION_TYPE,
+    P_PARSE_SUBNET_ID,
+    P_MISMATCHED_VALIDATION_ID,
+    P_VALIDATION_MISSING,
+    P_VALIDATION_EXISTS,
+    P_PARSE_REGISTER_L1_VALIDATOR,
+    P_VALIDATION_COULD_BE_REGISTERED,
+) = range(8, 15)
 P_WRONG_NONCE, P_WRONG_WEIGHT = 16, 17
 
 
@@ -92,6 +103,8 @@ class PlatformVerifier:
             self._conversion(inner, justification)
         elif isinstance(inner, L1ValidatorRegistration) and inner.registered:
             self._validator(inner.validation_id)
+        elif isinstance(inner, L1ValidatorRegistration):
+            self._not_registered(inner.validation_id, justification)
         elif isinstance(inner, L1ValidatorWeight):
             validator = self._validator(inner.validation_id)
             if inner.nonce + 1 != validator.min_nonce:
@@ -111,10 +124,79 @@ class PlatformVerifier:
             raise AppError(P_CONVERSION_MISMATCH, "conversionID mismatch")
 
     def _validator(self, validation_id: ID) -> L1Validator:
-        validator = self._chain().state.l1_validators.get(validation_id)
+        validator = self._current(validation_id)
         if validator is None:
-            raise AppError(P_VALIDATION_MISSING, "validation does not exist")
+            raise AppError(P_VALIDATION_MISSING, f'validation "{validation_id}" does not exist')
         return validator
+
+    def _current(self, validation_id: ID) -> L1Validator | None:
+        """The L1 validator, unless it never was or was removed (weight 0: avalanchego deletes
+        it, while this state keeps the record)."""
+        validator = self._chain().state.l1_validators.get(validation_id)
+        return validator if validator is not None and validator.weight else None
+
+    def _not_registered(self, validation_id: ID, justification: bytes) -> None:
+        """L1ValidatorRegistration(false): the validation is not current and never can be, as
+        the justification's preimage of its id proves (avalanchego's verifier, in its order)."""
+        try:
+            preimage = decode_justification(justification)
+        except InvalidParams as exc:
+            raise AppError(
+                P_PARSE_JUSTIFICATION, f"failed to parse justification: {exc.message}"
+            ) from None
+        if isinstance(preimage, SubnetIDIndex):
+            self._removed_initial_validator(validation_id, preimage)
+        elif isinstance(preimage, bytes):
+            self._expired_or_removed(validation_id, preimage)
+        else:
+            raise AppError(P_INVALID_JUSTIFICATION_TYPE, "invalid justification type: <nil>")
+
+    def _removed_initial_validator(self, validation_id: ID, preimage: SubnetIDIndex) -> None:
+        if len(preimage.subnet_id) != 32:
+            raise AppError(
+                P_PARSE_SUBNET_ID,
+                f"failed to parse subnetID: expected 32 bytes but got {len(preimage.subnet_id)}",
+            )
+        subnet_id = ID(preimage.subnet_id)
+        expected = initial_validation_id(subnet_id, preimage.index)
+        self._same_id(validation_id, expected)
+        subnet = self._chain().state.subnets.get(subnet_id)
+        if subnet is None or subnet.conversion_id is None:
+            raise AppError(P_CONVERSION_MISSING, f'subnet "{subnet_id}" has not been converted')
+        self._not_current(validation_id)
+
+    def _expired_or_removed(self, validation_id: ID, message: bytes) -> None:
+        try:
+            register = decode_message(message)
+            if not isinstance(register, RegisterL1Validator):
+                raise InvalidParams(f"expected RegisterL1Validator, got {type(register).__name__}")
+        except InvalidParams as exc:
+            raise AppError(
+                P_PARSE_REGISTER_L1_VALIDATOR,
+                f"failed to parse RegisterL1Validator justification: {exc.message}",
+            ) from None
+        self._same_id(validation_id, register.validation_id)
+        self._not_current(validation_id)
+        state = self._chain().state
+        if register.expiry <= state.timestamp:
+            return  # the registration window has passed: it can never happen
+        if validation_id not in state.used_validation_ids:
+            raise AppError(
+                P_VALIDATION_COULD_BE_REGISTERED,
+                f'validation "{validation_id}" can be registered until {register.expiry}',
+            )
+        # registered once and removed since: an id is never used twice
+
+    def _same_id(self, validation_id: ID, expected: ID) -> None:
+        if validation_id != expected:
+            raise AppError(
+                P_MISMATCHED_VALIDATION_ID,
+                f'validationID "{validation_id}" != justificationID "{expected}"',
+            )
+
+    def _not_current(self, validation_id: ID) -> None:
+        if self._current(validation_id) is not None:
+            raise AppError(P_VALIDATION_EXISTS, f'validation "{validation_id}" exists')
 
 
 def sign_request(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections import Counter
@@ -15,10 +16,12 @@ from snowfield.errors import InvalidParams, MethodNotFound, SnowfieldError
 from snowfield.rpc.errors import (
     INVALID_REQUEST,
     PARSE_ERROR,
+    REQUEST_TIMED_OUT,
     RESPONSE_TOO_LARGE,
     ParamError,
     error_object,
 )
+from snowfield.rpc.timeouts import TIMED_OUT_MESSAGE, RequestTimedOut, remaining, within
 
 log = logging.getLogger("snowfield.rpc")
 
@@ -89,30 +92,53 @@ class Dispatcher:
     def add(self, method: Method) -> None:
         self.methods[method.name] = method
 
-    async def handle_bytes(self, body: bytes, context: Any = None) -> bytes | None:
-        """Serves one HTTP/WS message; None when nothing is to be sent back."""
+    async def handle_bytes(
+        self, body: bytes, context: Any = None, *, timeout: float | None = None
+    ) -> bytes | None:
+        """Serves one HTTP/WS message; None when nothing is to be sent back. Calls still
+        running after `timeout` seconds are answered -32002 `request timed out`."""
         try:
             request = orjson.loads(body)
         except orjson.JSONDecodeError:
             return _dump(_error(None, PARSE_ERROR, "parse error"))
-        reply = await self.handle(request, context)
+        reply = await self.handle(request, context, timeout=timeout)
         return None if reply is None else _dump(reply)
 
-    async def handle(self, request: Any, context: Any = None) -> Any:
+    async def handle(
+        self, request: Any, context: Any = None, *, timeout: float | None = None
+    ) -> Any:
+        deadline = None if timeout is None else asyncio.get_running_loop().time() + timeout
         if isinstance(request, list):
-            return await self._batch(request, context)
-        return await self._single(request, context)
+            return await self._batch(request, context, deadline)
+        return await self._timed(request, context, deadline)
 
-    async def _batch(self, calls: list[Any], context: Any) -> Any:
+    async def _timed(
+        self, call: Any, context: Any, deadline: float | None
+    ) -> dict[str, Any] | None:
+        try:
+            return await within(self._single(call, context), remaining(deadline))
+        except RequestTimedOut:
+            return _timed_out(call)
+
+    async def _batch(self, calls: list[Any], context: Any, deadline: float | None) -> Any:
         if not calls:
             return _error(None, INVALID_REQUEST, "empty batch")
         if len(calls) > self.limits.batch_items:
             first = calls[0].get("id") if isinstance(calls[0], dict) else None
             return [_error(first, INVALID_REQUEST, "batch too large")]
-        replies = []
+        replies: list[dict[str, Any]] = []
         size = 0
-        for call in calls:
-            reply = await self._single(call, context)
+        for index, call in enumerate(calls):
+            left = remaining(deadline)
+            try:
+                if left == 0:
+                    raise RequestTimedOut(TIMED_OUT_MESSAGE)
+                reply = await within(self._single(call, context), left)
+            except RequestTimedOut:
+                # As geth: once the deadline passes, every call not answered yet gets the error.
+                late = (_timed_out(c) for c in calls[index:])
+                replies.extend(r for r in late if r is not None)
+                break
             if reply is None:
                 continue
             size += len(_dump(reply))
@@ -159,6 +185,13 @@ def wants_context(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Marks a handler that receives the connection (for subscriptions) as its last argument."""
     fn.wants_context = True  # type: ignore[attr-defined]
     return fn
+
+
+def _timed_out(call: Any) -> dict[str, Any] | None:
+    """The -32002 answer to a call cut off by the deadline (none to a notification)."""
+    if not isinstance(call, dict) or "id" not in call:
+        return None
+    return _error(call["id"], REQUEST_TIMED_OUT, TIMED_OUT_MESSAGE)
 
 
 def _error(ident: Any, code: int, message: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 SERVER_ERROR = -32000
 RESPONSE_TOO_LARGE = -32003
+REQUEST_TIMED_OUT = -32002  # geth's errcodeTimeout, "request timed out"
 REVERTED = 3
 VM_ERROR = -32015  # a simulated call's failure other than a revert (eth_simulateV1)
 # geth's eth_simulateV1 codes, by SimulationError.reason.

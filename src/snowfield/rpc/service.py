@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 import orjson
 
 from snowfield.errors import SnowfieldError
+from snowfield.rpc.errors import REQUEST_TIMED_OUT
+from snowfield.rpc.timeouts import TIMED_OUT_MESSAGE, RequestTimedOut, within
 
 log = logging.getLogger("snowfield.rpc")
 
@@ -53,7 +55,9 @@ class ServiceDispatcher:
         self.aliases = dict(aliases)
         self.services = {name.split(".", 1)[0] for name in self.methods}
 
-    async def handle_bytes(self, body: bytes) -> bytes:
+    async def handle_bytes(self, body: bytes, *, timeout: float | None = None) -> bytes:
+        """Serves one request; one still running after `timeout` seconds is answered -32002
+        `request timed out` (in gorilla's error shape)."""
         try:
             request = orjson.loads(body)
         except orjson.JSONDecodeError:
@@ -64,7 +68,11 @@ class ServiceDispatcher:
         if request.get("jsonrpc") != "2.0":
             return _reply(ident, error=(-32600, "jsonrpc must be 2.0"), data=_echo(request))
         try:
-            result = await self.invoke(request.get("method"), request.get("params"))
+            result = await within(
+                self.invoke(request.get("method"), request.get("params")), timeout
+            )
+        except RequestTimedOut:
+            return _reply(ident, error=(REQUEST_TIMED_OUT, TIMED_OUT_MESSAGE))
         except SnowfieldError as exc:
             return _reply(ident, error=(-32000, exc.message))
         except Exception:

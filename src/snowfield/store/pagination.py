@@ -42,7 +42,13 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Only the canonical spelling `_b64` writes: Python's decoder would also take `+`/`/`,
+    padding, stray characters and a last character with other unused bits, so that another
+    string would name the same page ("change one character, get a 400" must always hold)."""
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(data) != text:
+        raise ValueError("not the canonical encoding")
+    return data
 
 
 class PageTokens:

@@ -16,7 +16,11 @@ from snowfield.workload.atomic_demo import run_atomic_demo
 from snowfield.workload.demo import run_demo
 from snowfield.workload.icm_demo import run_icm_demo
 from snowfield.workload.platform_demo import demo_secret, run_platform_demo
-from snowfield.workload.validator_manager import run_manager_demo
+from snowfield.workload.validator_manager import (
+    Initiated,
+    run_manager_demo,
+    start_unregistered,
+)
 from snowfield.workload.x_demo import run_x_demo
 
 log = logging.getLogger(__name__)
@@ -48,6 +52,13 @@ async def run_demos(network: DemoNetwork, stopping: Callable[[], bool]) -> None:
         if not stopping():
             log.warning("demo: %s stopped: %s", what, exc)
 
+    # Before the P-Chain demo moves the clock a day on: a validator registration on each L1's
+    # manager that nobody takes to the P-Chain; expired by then, the manager demo removes it.
+    unregistered = (
+        await _start_unregistered(base, list(network.l1s()), network.manager, keys[3], report)
+        if len(keys) > 3
+        else {}
+    )
     try:  # once: staking, a subnet, a chain, an L1, and a day later the rewards
         await run_platform_demo(base, demo_secret(keys), _say)
     except (SnowfieldError, RuntimeError, OSError) as exc:  # e.g. a restart: stakes exist
@@ -65,7 +76,7 @@ async def run_demos(network: DemoNetwork, stopping: Callable[[], bool]) -> None:
     # The demo L1's validator manager registers a validator (key 3 owns it on the L1; ewoq
     # pays on the P-Chain, which no other demo spends from).
     if len(keys) > 3 and len(labels) > 1:
-        manager = _manager(base, labels[1:], network.manager, keys[3], report)
+        manager = _manager(base, labels[1:], network.manager, keys[3], report, unregistered)
         side_tasks.append(asyncio.create_task(manager))
     # Cross-chain (ICM) messages between the C-Chain and the L1s, from key 5 (key 4 relays).
     if len(keys) > 6 and len(labels) > 1:
@@ -104,11 +115,35 @@ async def _evm(base: str, label: str, keys: list[bytes], report: Report) -> None
         report(label, exc)
 
 
-async def _manager(base: str, l1s: list[str], manager: str, owner: bytes, report: Report) -> None:
+async def _start_unregistered(
+    base: str, l1s: list[str], manager: str, owner: bytes, report: Report
+) -> dict[str, Initiated]:
+    started = {}
+    for l1 in l1s:
+        try:
+            chain = await _blockchain_id(base, l1)
+            found = await start_unregistered(base, chain, manager, owner, EWOQ_KEY)
+        except (SnowfieldError, RuntimeError, OSError) as exc:  # e.g. a restart: it exists
+            report("the validator manager demo", exc)
+            continue
+        if found is not None:
+            started[chain] = found
+    return started
+
+
+async def _manager(
+    base: str,
+    l1s: list[str],
+    manager: str,
+    owner: bytes,
+    report: Report,
+    unregistered: dict[str, Initiated],
+) -> None:
     for l1 in l1s:  # those whose genesis holds the manager contract
         try:
+            chain = await _blockchain_id(base, l1)
             await run_manager_demo(
-                base, await _blockchain_id(base, l1), manager, owner, EWOQ_KEY, _say
+                base, chain, manager, owner, EWOQ_KEY, _say, unregistered.get(chain)
             )
         except (SnowfieldError, RuntimeError, OSError) as exc:
             report("the validator manager demo", exc)

@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from snowfield.config.network import DEMO_CLOCK_JUMP
 from snowfield.crypto import bls
 from snowfield.crypto.secp256k1 import public_key_of, sign_recoverable
 from snowfield.formats.bech32 import format_address, hrp_for_network
@@ -41,7 +42,6 @@ from snowfield.formats.platform.types import UnsignedTx
 from snowfield.rpc.client import RpcClient
 
 AVAX = 1_000_000_000
-DAY = 86_400
 FEE_GAS = 60_000  # above every demo tx's gas (ConvertSubnetToL1Tx: ~19,000 with a few inputs)
 VALIDATOR_STAKE = 2_000 * AVAX  # the local network's minimum
 DELEGATOR_STAKE = 25 * AVAX
@@ -144,7 +144,7 @@ async def run_platform_demo(
         node = NodeID(hashlib.sha256(seed + b" validator").digest()[:20])
         report.node_id = str(node)
         stake = (TransferableOutput(asset, TransferOutput(VALIDATOR_STAKE, wallet.owner)),)
-        end = now + DAY + 600
+        end = now + DEMO_CLOCK_JUMP - 60  # a day (the least stake) and ten minutes
 
         def validator(base: BaseTxFields) -> AddPermissionlessValidatorTx:
             return AddPermissionlessValidatorTx(
@@ -206,7 +206,7 @@ async def run_platform_demo(
         report.txs["convertSubnetToL1"] = await wallet.issue(convert, L1_BALANCE, auths=1)
         log(f"P-Chain: subnet {subnet} with chain {report.chain_id} is now an L1")
         # The network clock passes the stakers' end; the next P-Chain block pays the rewards.
-        await c.call("evm_increaseTime", end - now + 60)
+        await c.call("evm_increaseTime", DEMO_CLOCK_JUMP)  # a minute past their end
         report.txs["afterStaking"] = await wallet.issue(BaseTx)
         balance = await p.call_object(
             "platform.getBalance", {"addresses": [report.rewards_address]}

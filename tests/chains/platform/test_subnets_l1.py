@@ -132,9 +132,10 @@ def test_convert_to_l1_burns_balances_continuously_and_refunds_on_disable() -> N
     # A block 100 s later (a tx's: time moves with blocks) burns 100 s at 1 nAVAX per second.
     _accept(chain, wallet.build(BaseTx), START + 110)
     assert chain.l1_validator(validation_id).balance == 900
-    chain.build_block(START + 2_000)  # the balance runs out: inactive, out of the set
+    chain.build_block(START + 2_000)  # the balance runs out: inactive, its key out of the set
     assert chain.l1_validator(validation_id).balance == 0
-    assert chain.validators_at(chain.height, subnet) == {}
+    # as avalanchego: its weight stays in the set, under the empty node id and with no key
+    assert chain.validators_at(chain.height, subnet) == {bytes(20): (100, None)}
     assert chain.validator_fee_state.current == 0
 
     top_up = wallet.build(
@@ -150,6 +151,7 @@ def test_convert_to_l1_burns_balances_continuously_and_refunds_on_disable() -> N
         chain.issue(wallet.build(disable, auth=[[EWOQ_KEY]]).encode())
     _accept(chain, wallet.build(disable, auth=[[KEY2]]), START + 2_000)
     assert chain.l1_validator(validation_id).balance == 0
+    assert chain.validators_at(chain.height, subnet) == {bytes(20): (100, None)}
     assert chain.balance([address(KEY2)]).unlocked == 5 * AVAX
 
 

@@ -20,6 +20,7 @@ from snowfield.formats.ids import EMPTY_ID, ID
 from snowfield.formats.platform.components import UTXO
 
 ValidatorSet = dict[bytes, tuple[int, bytes | None]]  # node id bytes → (weight, BLS key)
+INACTIVE_NODE_ID = bytes(20)  # ids.EmptyNodeID: where an L1's inactive weight is counted
 
 
 @dataclass(slots=True)
@@ -61,6 +62,13 @@ class PlatformState:
             if validator.active:
                 entry = sets.setdefault(validator.subnet_id, {})
                 entry[validator.node_id] = (validator.weight, validator.public_key)
+            elif validator.weight:
+                # As avalanchego: an inactive L1 validator (its balance ran out, or disabled)
+                # still weighs in the L1's total, under the empty node id and without a key,
+                # so a Warp quorum is counted against it (it just cannot sign).
+                entry = sets.setdefault(validator.subnet_id, {})
+                inactive, _ = entry.get(INACTIVE_NODE_ID, (0, None))
+                entry[INACTIVE_NODE_ID] = (inactive + validator.weight, None)
         return sets
 
     def record_validator_sets(self) -> None:

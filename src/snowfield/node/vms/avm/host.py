@@ -32,7 +32,7 @@ class AvmFactory:
         )
         peers = (P_CHAIN_ID, ID.from_string(ids.c_chain))
         state = genesis_state(config, node.genesis.x_genesis, peers)
-        genesis_time = node.storage.genesis_time("X")
+        genesis_time = node.storage.genesis_time("X", int(node.clock()))
         exchange = ExchangeChain(
             state, node.shared_memory, genesis_time, node.settings.x_dag_vertices
         )

@@ -8,9 +8,12 @@ from typing import Any
 from snowfield.chains.exchange.chain import ExchangeChain
 from snowfield.errors import Conflict, InvalidParams
 from snowfield.formats.bech32 import format_address, hrp_for_network
+from snowfield.formats.exchange import rendering
+from snowfield.formats.exchange.blocks import StandardBlock
 from snowfield.formats.exchange.txs import UTXO, Tx
-from snowfield.formats.hexcheck import decode, encode, parse_encoding
+from snowfield.formats.hexcheck import Encoding, decode, encode, parse_encoding, wants_json
 from snowfield.formats.ids import ID, ShortID
+from snowfield.formats.platform.avax_json import JsonContext
 from snowfield.node.gorilla_params import Params, chain_address
 from snowfield.node.networks import NetworkIds
 from snowfield.node.utxo_paging import checked_count, empty_end, page_limit, utxo_page
@@ -26,6 +29,7 @@ class AvmService:
     def __init__(self, runtime: XRuntime, ids: NetworkIds) -> None:
         self.runtime = runtime
         self.hrp = hrp_for_network(ids.network_id)
+        self.json_context = JsonContext(ids.network_id, "X")
         self.aliases = ("X", "avm", ids.x_chain)
         self.chain_names = {"P": ids.primary_subnet, "C": ids.c_chain, "X": ids.x_chain}
 
@@ -102,12 +106,15 @@ class AvmService:
         tx_id = Params(raw).id("txID")
         return {"status": "Accepted" if self.chain.is_accepted(tx_id) else "Unknown"}
 
-    def get_tx(self, raw: dict[str, Any]) -> dict[str, str]:
+    def get_tx(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
-        encoding = parse_encoding(params.get("encoding"))
+        asked = params.get("encoding")
+        encoding = None if wants_json(asked) else parse_encoding(asked)
         tx = self.chain.tx(params.id("txID"))
         if tx is None:
             raise InvalidParams("not found")
+        if encoding is None:
+            return {"tx": rendering.tx_json(tx, self.json_context), "encoding": "json"}
         return {"tx": encode(tx.encode(), encoding), "encoding": str(encoding)}
 
     # --- assets and balances ---------------------------------------------------------------
@@ -156,28 +163,34 @@ class AvmService:
         self._require_linear()
         return {"height": str(self.chain.blocks[-1].height)}
 
-    def get_block(self, raw: dict[str, Any]) -> dict[str, str]:
+    def get_block(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
-        encoding = parse_encoding(params.get("encoding"))
+        asked = params.get("encoding")
+        encoding = None if wants_json(asked) else parse_encoding(asked)
         self._require_linear()
         block_id = params.id("blockID")
         height = self.runtime.containers.block_ids.get(block_id)
+        if height is None and self.chain.blocks[0].id == block_id:
+            height = 0  # the linear chain's genesis block (after the stop vertex) is no container
         if height is None:
             raise InvalidParams(f"couldn't get block with id {block_id}: not found")
-        return {
-            "block": encode(self.chain.blocks[height].encode(), encoding),
-            "encoding": str(encoding),
-        }
+        return self._block(self.chain.blocks[height], encoding)
 
-    def get_block_by_height(self, raw: dict[str, Any]) -> dict[str, str]:
+    def get_block_by_height(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
-        encoding = parse_encoding(params.get("encoding"))
+        asked = params.get("encoding")
+        encoding = None if wants_json(asked) else parse_encoding(asked)
         self._require_linear()
         height = params.uint("height")
         blocks = self.chain.blocks
         if height >= len(blocks):
             raise InvalidParams(f"couldn't get block at height {height}: not found")
-        return {"block": encode(blocks[height].encode(), encoding), "encoding": str(encoding)}
+        return self._block(blocks[height], encoding)
+
+    def _block(self, block: StandardBlock, encoding: Encoding | None) -> dict[str, Any]:
+        if encoding is None:
+            return {"block": rendering.block_json(block, self.json_context), "encoding": "json"}
+        return {"block": encode(block.encode(), encoding), "encoding": str(encoding)}
 
     def _require_linear(self) -> None:
         if not self.chain.linearized:

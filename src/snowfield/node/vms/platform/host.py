@@ -66,7 +66,7 @@ def _runtime(node: NodeContext) -> PlatformRuntime:
     config = local_config(
         ids.network_id,
         ID.from_string(ids.avax_asset),
-        node.storage.genesis_time("P"),
+        node.storage.genesis_time("P", int(node.clock())),
         _stakers(node.validators),
         genesis.chains,
         dev_addresses=_p_addresses(k.private_key for k in node.dev_keys),

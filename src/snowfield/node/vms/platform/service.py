@@ -9,8 +9,18 @@ from snowfield.chains.platform.chain import PlatformChain
 from snowfield.errors import Conflict, InvalidParams, NotFound
 from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.codec import Packer
-from snowfield.formats.hexcheck import Encoding, decode, encode, encode_hexnc, parse_encoding
+from snowfield.formats.hexcheck import (
+    Encoding,
+    decode,
+    encode,
+    encode_hexnc,
+    parse_encoding,
+    wants_json,
+)
 from snowfield.formats.ids import ID, P_CHAIN_ID, PRIMARY_NETWORK_ID, ShortID
+from snowfield.formats.platform import rendering
+from snowfield.formats.platform.avax_json import JsonContext
+from snowfield.formats.platform.blocks import decode_block
 from snowfield.formats.platform.components import UTXO, TransferableOutput
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import format_rfc3339
@@ -37,6 +47,7 @@ class PlatformService:
     def __init__(self, runtime: PlatformRuntime, network_id: int, chain_ids: ChainIds) -> None:
         self.runtime = runtime
         self.hrp = hrp_for_network(network_id)
+        self.json_context = JsonContext(network_id, "P")
         self.chain_ids = chain_ids
 
     @property
@@ -121,12 +132,15 @@ class PlatformService:
         status, reason = self.chain.tx_status(Params(raw).id("txID"))
         return {"status": str(status), **({"reason": reason} if reason else {})}
 
-    def get_tx(self, raw: dict[str, Any]) -> dict[str, str]:
+    def get_tx(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
-        encoding = parse_encoding(params.get("encoding"))
+        asked = params.get("encoding")
+        encoding = None if wants_json(asked) else parse_encoding(asked)
         tx = self.chain.tx(params.id("txID"))
         if tx is None:
             raise InvalidParams("not found")
+        if encoding is None:
+            return {"tx": rendering.tx_json(tx, self.json_context), "encoding": "json"}
         return {"tx": encode(tx.encode(), encoding), "encoding": str(encoding)}
 
     # --- fees, balances, chain state -------------------------------------------------------
@@ -177,23 +191,30 @@ class PlatformService:
     def get_height(self, _: dict[str, Any]) -> dict[str, str]:
         return {"height": str(self.runtime.blocks.last.height)}
 
-    def get_block(self, raw: dict[str, Any]) -> dict[str, str]:
+    def get_block(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
-        encoding = parse_encoding(params.get("encoding"))
+        asked = params.get("encoding")
+        encoding = None if wants_json(asked) else parse_encoding(asked)
         block_id = params.id("blockID")
         found = self.runtime.blocks.by_inner_id(block_id)
         if found is None:
             raise InvalidParams(f"couldn't get block with id {block_id}: not found")
-        return {"block": encode(found.inner, encoding), "encoding": str(encoding)}
+        return self._block(found.inner, encoding)
 
-    def get_block_by_height(self, raw: dict[str, Any]) -> dict[str, str]:
+    def get_block_by_height(self, raw: dict[str, Any]) -> dict[str, Any]:
         params = Params(raw)
-        encoding = parse_encoding(params.get("encoding"))
+        asked = params.get("encoding")
+        encoding = None if wants_json(asked) else parse_encoding(asked)
         height = params.uint("height")
         if height > self.runtime.blocks.last_height():
             raise InvalidParams(f"couldn't get block at height {height}: not found")
-        block = self.runtime.blocks.at(height).inner
-        return {"block": encode(block, encoding), "encoding": str(encoding)}
+        return self._block(self.runtime.blocks.at(height).inner, encoding)
+
+    def _block(self, inner: bytes, encoding: Encoding | None) -> dict[str, Any]:
+        if encoding is None:
+            block = rendering.block_json(decode_block(inner), self.json_context)
+            return {"block": block, "encoding": "json"}
+        return {"block": encode(inner, encoding), "encoding": str(encoding)}
 
     def get_timestamp(self, _: dict[str, Any]) -> dict[str, str]:
         return {"timestamp": _time(self.chain.timestamp)}
