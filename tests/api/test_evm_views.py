@@ -17,7 +17,7 @@ import pytest
 from snowfield.store import nft_reindex
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key
-from snowfield.store.rows import BlockBundle, BlockRow, NftRow, TxRow
+from snowfield.store.rows import BlockBundle, BlockRow, IcmEventRow, NftRow, TxRow
 from snowfield.store.writes import write_batch
 from snowfield.testing import open_database
 from tests.api.conftest import (
@@ -45,6 +45,8 @@ from tests.conftest import _db_kinds, _url
 BASE = f"/v1/chains/{CHAIN}"
 HEIGHT = 14  # the builder's 13 blocks, then one with a failed transaction
 OTHER_HEIGHT = 5
+MESSENGER = "0x" + "25" * 20
+PEER = "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5"  # the other side's blockchain id
 MULTI_METADATA = {"name": "Item 7", "image": "ipfs://item/7", "properties": {"k": 1}}
 
 
@@ -57,18 +59,30 @@ class Store:
     txs: int  # transactions of CHAIN
 
 
-def _failed_block(db: Database) -> TxRow:
-    """Block HEIGHT: one transaction of ALICE that failed."""
-    tx = TxRow(
-        CHAIN, HEIGHT, 0, _hash(1, HEIGHT * 16), _hash(0, HEIGHT), 1_700_000_000 + HEIGHT * 2,
-        ALICE, BOB, 0, HEIGHT * 16, 100_000, 30_000, 25 * 10**9, 0, 0, "0xdeadbeef", None,
+def _last_block(db: Database) -> None:
+    """Block HEIGHT: a transaction of ALICE that failed (0), one that sent an ICM message (1)
+    and one that received another (2)."""
+    txs = tuple(
+        TxRow(
+            CHAIN, HEIGHT, i, _hash(1, HEIGHT * 16 + i), _hash(0, HEIGHT),
+            1_700_000_000 + HEIGHT * 2, ALICE, MESSENGER, 0, HEIGHT * 16 + i, 100_000, 30_000,
+            25 * 10**9, 0, int(i > 0), "0xdeadbeef", None,
+        )
+        for i in range(3)
     )  # fmt: skip
     block = BlockRow(
-        CHAIN, HEIGHT, _hash(0, HEIGHT), _hash(0, HEIGHT - 1), tx.block_timestamp, 30_000,
-        15_000_000, 25 * 10**9, 1, "0x" + "00" * 20,
+        CHAIN, HEIGHT, _hash(0, HEIGHT), _hash(0, HEIGHT - 1), txs[0].block_timestamp, 90_000,
+        15_000_000, 25 * 10**9, 3, "0x" + "00" * 20,
     )  # fmt: skip
-    write_batch(db, CHAIN, [BlockBundle(block, (tx,), activity=((ALICE, 0), (BOB, 0)))])
-    return tx
+    icm = tuple(
+        IcmEventRow(
+            CHAIN, HEIGHT, i, i, txs[i].hash, txs[i].block_timestamp, 30_000, MESSENGER, kind,
+            f"{i:064x}", PEER, origin=ALICE, destination=BOB,
+        )
+        for i, kind in ((1, "send"), (2, "receive"))
+    )  # fmt: skip
+    activity = tuple((a, i) for i in range(3) for a in (ALICE, MESSENGER))
+    write_batch(db, CHAIN, [BlockBundle(block, txs, activity=activity, icm=icm)])
 
 
 @pytest.fixture(scope="module", params=_db_kinds())
@@ -83,12 +97,12 @@ def store(
             CHAIN, MULTI, 7, "ERC-1155", "ipfs://item/7", "indexed", MULTI_METADATA, 1_700_000_100
         )
         builder.add(1, extra_nfts=(multi,))
-        _failed_block(db)
+        _last_block(db)
         other = ChainBuilder(db, chain_id=OTHER_CHAIN)
         other.add(OTHER_HEIGHT)
         _, secret = create_key(db, "one chain", chains=[CHAIN])
         with api_client(db) as client:
-            yield Store(db, client, str(client.base_url), secret, builder.txs + 1)
+            yield Store(db, client, str(client.base_url), secret, builder.txs + 3)
 
 
 def get(client: httpx.Client, path: str, schema: str, **params: Any) -> Any:
@@ -151,11 +165,11 @@ def test_the_complete_view_of_a_transaction(store: Store) -> None:
     results = drive(
         [
             Call("data.evm.transactions.get", {"txHash": h})
-            for h in (erc20_hash, nft_hash, multi_hash)
+            for h in (erc20_hash, nft_hash, multi_hash, _hash(1, HEIGHT * 16 + 1))
         ],
         data=store.base,
     )
-    erc20, nft, multi = (r.unwrap() for r in results)
+    erc20, nft, multi, icm_sent = (r.unwrap() for r in results)
     ours = get(store.client, f"{BASE}/transactions/{erc20_hash}", "GetTransactionResponse")
     native = ours["nativeTransaction"]
     assert native["txHash"] == erc20_hash and native["blockNumber"] == "6"
@@ -182,6 +196,25 @@ def test_the_complete_view_of_a_transaction(store: Store) -> None:
     assert minted["erc721Token"]["tokenId"] == "6"
     assert minted["erc721Token"]["metadata"]["name"] == "Art #6"
     assert results[1].translated > 0  # the spec's lower-case indexStatus was on the wire
+    sent, received = (
+        get(
+            store.client,
+            f"{BASE}/transactions/{_hash(1, HEIGHT * 16 + i)}",
+            "GetTransactionResponse",
+        )
+        for i in (1, 2)
+    )
+    assert icm_sent["teleporterMessageInfo"] == sent["teleporterMessageInfo"]
+    assert sent["teleporterMessageInfo"] == {
+        "teleporterMessageId": f"{1:064x}",
+        "direction": "SOURCE_TRANSACTION",
+        "destinationChainId": PEER,
+    }
+    assert received["teleporterMessageInfo"] == {
+        "teleporterMessageId": f"{2:064x}",
+        "direction": "DESTINATION_TRANSACTION",
+        "sourceChainId": PEER,
+    }
     [moved] = multi["erc1155Transfers"]
     assert moved["value"] == "9" and moved["erc1155Token"]["metadata"]["name"] == "Item 7"
 
