@@ -14,12 +14,12 @@ from snowfield.store.rows import ChainRow
 
 
 def _chains(db: Database, testnet: bool | None) -> list[ChainRow]:
-    """The chains, with `teleporter` among the features of those where the ICM messenger is
+    return with_features(db, chain_queries.list_chains(db, testnet=testnet))
+
+
+def with_features(db: Database, found: list[ChainRow]) -> list[ChainRow]:
+    """`found`, with `teleporter` among the features of those where the ICM messenger is
     (as the data service enables it per chain)."""
-    return _with_messenger(db, chain_queries.list_chains(db, testnet=testnet))
-
-
-def _with_messenger(db: Database, found: list[ChainRow]) -> list[ChainRow]:
     with_messenger = icm.messenger_chains(db, MESSENGER_ADDRESSES)
     return [
         dataclasses.replace(c, features=(*c.features, "teleporter"))
@@ -39,7 +39,7 @@ async def list_chains(ctx: Context) -> Json:
 
 async def get_chain(ctx: Context) -> Json:
     chain = await ctx.chain()
-    [found] = await ctx.run(_with_messenger, ctx.db, [chain])
+    [found] = await ctx.run(with_features, ctx.db, [chain])
     return render.chain(found)
 
 
