@@ -77,7 +77,7 @@ function erc1155List(chain, body) {
   const held = body.erc1155TokenBalances;
   if (!held.length) return html`<div class="muted">No ERC-1155 tokens held</div>`;
   return html`<div class="holdings">${held.map((t) => html`<a class="holding" href="#/chain/${chain}/contract/${t.address}" data-k="erc1155-${t.address}-${t.tokenId}" data-v="${t.balance}"
-    title="${t.metadata && t.metadata.name ? t.metadata.name : `${t.address} #${t.tokenId}`}"><b>${int(t.balance)}</b> × ${(t.metadata && t.metadata.name) || short(t.address)} #${t.tokenId}</a>`)}${more(body)}</div>`;
+    title="${t.metadata && t.metadata.name ? t.metadata.name : `${t.address} #${t.tokenId}`}"><b>${int(t.balance)}</b> × #${t.tokenId} <span class="muted">${short(t.address)}</span></a>`)}${more(body)}</div>`;
 }
 
 function transfers(chain, items, me, kind) {
