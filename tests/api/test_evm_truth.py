@@ -21,6 +21,9 @@ from typing import Any
 
 import httpx
 import pytest
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 from web3 import Web3
 
 from snowfield.indexer.calls import Calls
@@ -104,6 +107,15 @@ def metadata_server() -> Iterator[str]:
         httpd.server_close()
 
 
+def _node_client(rpc: str) -> Web3:
+    """web3 over a session that sends a read again on a connection the node closed while it
+    was idle (the official client's runs keep it idle for seconds; every call is a read)."""
+    session = requests.Session()
+    retry = Retry(total=3, connect=3, read=3, allowed_methods=None, backoff_factor=0.1)
+    session.mount("http://", HTTPAdapter(max_retries=retry))
+    return Web3(Web3.HTTPProvider(rpc, request_kwargs={"timeout": 30}, session=session))
+
+
 @dataclass
 class Traffic:
     node: RunningNode
@@ -115,7 +127,7 @@ class Traffic:
 def traffic() -> Iterator[Traffic]:
     with serve_devnet() as node, metadata_server() as url:
         run_demo_rounds(node.rpc, 2)
-        w3 = Web3(Web3.HTTPProvider(node.rpc, request_kwargs={"timeout": 30}))
+        w3 = _node_client(node.rpc)
         Documents.body = b'{"name": "Flake, first"}'
         created = w3.eth.wait_for_transaction_receipt(
             w3.eth.send_transaction({"from": DEV0, "data": deploy_code(http_nft(url))})
