@@ -87,3 +87,14 @@ def test_every_method_is_documented() -> None:
         name for name in names if f"`{name}`" not in text and f"`{name.split('.')[-1]}" not in text
     )
     assert missing == []
+
+
+def test_every_data_api_operation_is_documented() -> None:
+    """docs/data-api.md names each operation as `METHOD path`."""
+    from snowfield.api.app import OPERATIONS
+
+    text = (DOCS / "data-api.md").read_text()
+    missing = [
+        f"{op.method} {op.path}" for op in OPERATIONS if f"`{op.method} {op.path}`" not in text
+    ]
+    assert missing == []

@@ -67,7 +67,8 @@ class ChainBuilder:
     txs: int = 0
     minted: list[int] = field(default_factory=list)
 
-    def add(self, count: int) -> None:
+    def add(self, count: int, extra_nfts: tuple[NftRow, ...] = ()) -> None:
+        """`count` more blocks; `extra_nfts`: NFT rows written with them beside the pattern's."""
         bundles = [self._block(self.height + i + 1) for i in range(count)]
         tokens = [
             TokenRow(self.chain_id, TOKEN, "ERC-20", "Token", "TOK", 6, 1),
@@ -90,7 +91,7 @@ class ChainBuilder:
             for n in range(self.height + 1, self.height + count + 1)
             if n % 2 == 0
         ]
-        write_batch(self.db, self.chain_id, bundles, tokens, nfts)
+        write_batch(self.db, self.chain_id, bundles, tokens, [*nfts, *extra_nfts])
         self.height += count
 
     def _tx(self, n: int, i: int, to: str | None, selector: str, **kw: Any) -> TxRow:

@@ -16,7 +16,13 @@ from snowfield.testing import serve_asgi
 from tests.api.conftest import CHAIN, assert_error
 
 HUGE = "9" * 4301
-PATH_VALUES = {"chainId": str(CHAIN), "address": "0x" + "ab" * 20, "blockId": "1"}
+PATH_VALUES = {
+    "chainId": str(CHAIN),
+    "address": "0x" + "ab" * 20,
+    "blockId": "1",
+    "txHash": "0x" + "cd" * 32,
+    "tokenId": "1",
+}
 
 
 def _path(template: str, **given: str) -> str:
@@ -39,12 +45,14 @@ CASES = [
 def test_huge_integer_parameters_are_refused(api: httpx.Client, op: object, name: str) -> None:
     param = next(p for p in op.params if p.name == name)  # type: ignore[attr-defined]
     template: str = op.path  # type: ignore[attr-defined]
+    method: str = op.method  # type: ignore[attr-defined]
     if param.where == "path":
-        reply = api.get(_path(template, **{name: HUGE}))
+        reply = api.request(method, _path(template, **{name: HUGE}))
         assert_error(reply, 404 if name == "chainId" else 400, name if name != "chainId" else "")
     else:
         required = {"vertexHeight": "0"} if "listByHeight" in template else {}
-        assert_error(api.get(_path(template), params={**required, name: HUGE}), 400, name)
+        reply = api.request(method, _path(template), params={**required, name: HUGE})
+        assert_error(reply, 400, name)
 
 
 @pytest.mark.parametrize(

@@ -68,3 +68,20 @@ def test_each_method_of_a_path_reaches_its_own_operation(db: Database) -> None:
         assert (
             "content" not in document["paths"]["/v1/things/{id}:poke"]["post"]["responses"]["201"]
         )
+
+
+def test_a_fixed_path_wins_over_an_earlier_template_that_matches_it(db: Database) -> None:
+    # As /v1/chains/allBlocks beside /v1/chains/{chainId}: listed in either order, each path
+    # reaches its own operation.
+    for ops in (OPERATIONS[:1] + FIXED, FIXED + OPERATIONS[:1]):
+        app = create_data_app(db, operations=ops, policy=RatePolicy(100, 100))
+        with serve_app(app) as base, httpx.Client(base_url=base) as client:
+            assert client.get("/v1/things/all").json()["verb"] == "all"
+            assert client.get("/v1/things/a").json() == {"verb": "get", "id": "a", "body": None}
+
+
+async def _all(ctx: Context) -> dict[str, Any]:
+    return {"verb": "all"}
+
+
+FIXED = (Operation("allThings", "/v1/things/all", "All.", "t", (), "Error", 1, _all),)

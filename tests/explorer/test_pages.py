@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from snowfield.api.app import OPERATIONS
 from snowfield.api.gate import RatePolicy
 from snowfield.api.metrics.params import intervals_of
 from snowfield.api.site import ExplorerConfig
@@ -67,6 +68,7 @@ def targets(site: Site) -> dict[str, Any]:
         "head_hash": block["hash"],
         "erc20_tx": by_method["transfer"]["nativeTransaction"],
         "split_tx": by_method["split"]["nativeTransaction"],
+        "batch_tx": by_method["safeBatchTransferFrom"]["nativeTransaction"],
         "token": token,
     }
 
@@ -91,6 +93,7 @@ def walk(site: Site, targets: dict[str, Any]) -> dict[str, Any]:
         {"name": "block-by-hash", "url": f"/#/chain/{CHAIN}/block/{targets['head_hash']}"},
         {"name": "tx-erc20", "url": f"/#/chain/{CHAIN}/tx/{erc20}", "shot": "tx.png"},
         {"name": "tx-split", "url": f"/#/chain/{CHAIN}/tx/{split}", "shot": "tx-internal.png"},
+        {"name": "tx-batch", "url": f"/#/chain/{CHAIN}/tx/{targets['batch_tx']['txHash']}"},
         {"name": "address", "url": f"/#/chain/{CHAIN}/address/{A}", "shot": "address.png"},
         {"name": "address-next", "click": "[data-k=next-page]"},
         {"name": "address-first", "click": "[data-k=first-page]"},
@@ -217,19 +220,34 @@ def _summary_matches(site: Site, page: dict[str, Any], tx: dict[str, Any]) -> An
     return receipt
 
 
+def _view(site: Site, tx: dict[str, Any]) -> Any:
+    """The transaction's complete view, as the data API gives the page."""
+    return site.api(f"/v1/chains/{CHAIN}/transactions/{tx['txHash']}")
+
+
 def test_transaction_page_shows_transfers_logs_status_and_fee(
     walk: dict[str, Any], site: Site, targets: dict[str, Any]
 ) -> None:
     tx = targets["erc20_tx"]
     page = walk["tx-erc20"]
     receipt = _summary_matches(site, page, tx)
+    view = _view(site, tx)
     entry = next(e for e in _entries(site, A) if e["nativeTransaction"]["txHash"] == tx["txHash"])
-    assert [v for _, v in shown(page, "erc20-value")] == [
-        t["value"] for t in entry["erc20Transfers"]
-    ]
+    assert (
+        [v for _, v in shown(page, "erc20-value")]
+        == [t["value"] for t in view["erc20Transfers"]]
+        == [t["value"] for t in entry["erc20Transfers"]]
+    )
     assert count(page, "logs") == len(receipt["logs"])
-    symbol = entry["erc20Transfers"][0]["erc20Token"]["symbol"]
+    assert [v for _, v in shown(page, "log")] == [
+        f"{int(g['logIndex'], 16)}:{g['address'].lower()}" for g in receipt["logs"]
+    ]
+    symbol = view["erc20Transfers"][0]["erc20Token"]["symbol"]
     assert any(text.startswith("Transfer(") and symbol in text for text, _ in shown(page, "event"))
+    indexed_head = int(
+        site.api(f"/v1/chains/{CHAIN}/blocks", pageSize=1)["blocks"][0]["blockNumber"]
+    )
+    assert one(page, "confirmations")[1] == str(indexed_head - int(tx["blockNumber"]) + 1)
 
 
 def test_transaction_page_shows_internal_transactions(
@@ -238,6 +256,13 @@ def test_transaction_page_shows_internal_transactions(
     tx = targets["split_tx"]
     page = walk["tx-split"]
     _summary_matches(site, page, tx)
+    internals = _view(site, tx)["internalTransactions"]
+    assert internals and count(page, "internals") == len(internals)
+    assert [v for _, v in shown(page, "internal")] == [
+        f"{i['internalTxType']}:{i['from']['address']}:{i['to']['address']}:{i['value']}"
+        for i in internals
+    ]
+    # The splitter's own history lists the same calls (it is party to each).
     splitter = tx["to"]["address"]
     block = int(tx["blockNumber"])
     entry = next(
@@ -245,8 +270,21 @@ def test_transaction_page_shows_internal_transactions(
         for e in _entries(site, splitter, startBlock=block, endBlock=block + 1)  # end exclusive
         if e["nativeTransaction"]["txHash"] == tx["txHash"]
     )
-    assert entry["internalTransactions"]
-    assert count(page, "internals") == len(entry["internalTransactions"])
+    assert entry["internalTransactions"] == internals
+
+
+def test_transaction_page_shows_a_batch_of_erc1155_transfers(
+    walk: dict[str, Any], site: Site, targets: dict[str, Any]
+) -> None:
+    tx = targets["batch_tx"]
+    page = walk["tx-batch"]
+    receipt = _summary_matches(site, page, tx)
+    moved = _view(site, tx)["erc1155Transfers"]
+    assert len(moved) == 2  # one TransferBatch log, two ids
+    assert [v for _, v in shown(page, "erc1155-value")] == [
+        f"{t['erc1155Token']['tokenId']}:{t['value']}" for t in moved
+    ]
+    assert count(page, "logs") == len(receipt["logs"])
 
 
 def test_address_page_balances_history_and_paging(walk: dict[str, Any], site: Site) -> None:
@@ -259,13 +297,7 @@ def test_address_page_balances_history_and_paging(walk: dict[str, Any], site: Si
         == native
         == str(int(site.rpc_call("eth_getBalance", A, "latest"), 16))
     )
-    holdings = [(k, v) for k, _, v, _ in page["ks"] if k.startswith("erc20-0x")]
-    assert holdings
-    for key, value in holdings:
-        data = "0x70a08231" + A[2:].rjust(64, "0")
-        assert value == str(
-            int(site.rpc_call("eth_call", {"to": key[6:], "data": data}, "latest"), 16)
-        )
+    _token_balances_are_the_nodes(site, page)
     first = site.api(f"/v1/chains/{CHAIN}/addresses/{A}/transactions", pageSize=25)
     assert page["txs"] == [e["nativeTransaction"]["txHash"] for e in first["transactions"]]
     second = site.api(
@@ -282,6 +314,35 @@ def test_address_page_balances_history_and_paging(walk: dict[str, Any], site: Si
     # operation 16's tab: as many messages as the data API lists for the address
     messages = site.api(f"/v1/icm/addresses/{A}/messages", pageSize=25)["messages"]
     assert one(walk["icm-tab"], "icm-messages")[1] == str(len(messages))
+
+
+# The balance operations (listErc20, listErc1155, getNative) come with issue 28's balances
+# half; a deployment without them shows the rest of the page and says so in that panel.
+BALANCES_SERVED = {"listErc20Balances", "listErc1155Balances"} <= {op.id for op in OPERATIONS}
+
+
+def _token_balances_are_the_nodes(site: Site, page: dict[str, Any]) -> None:
+    """Every ERC-20 and ERC-1155 balance the address page shows is the node's balanceOf."""
+    erc20 = [(k[6:], v) for k, _, v, _ in page["ks"] if k.startswith("erc20-0x")]
+    erc1155 = [(k[8:].split("-"), v) for k, _, v, _ in page["ks"] if k.startswith("erc1155-0x")]
+    if not BALANCES_SERVED:
+        assert erc20 == erc1155 == []
+        assert page["errors"] == ["unserved", "unserved"]
+        return
+    assert erc20 and erc1155
+    owner = A[2:].rjust(64, "0")
+    for token, value in erc20:
+        data = "0x70a08231" + owner
+        assert value == str(
+            int(site.rpc_call("eth_call", {"to": token, "data": data}, "latest"), 16)
+        )
+    for (token, token_id), value in erc1155:
+        data = "0x00fdd58e" + owner + int(token_id).to_bytes(32, "big").hex()
+        assert value == str(
+            int(site.rpc_call("eth_call", {"to": token, "data": data}, "latest"), 16)
+        )
+    listed = site.api(f"/v1/chains/{CHAIN}/addresses/{A}/balances:listErc20", pageSize=50)
+    assert [t for t, _ in erc20] == [t["address"] for t in listed["erc20TokenBalances"]]
 
 
 def test_nft_holdings_show_their_images(walk: dict[str, Any], site: Site) -> None:
@@ -416,6 +477,18 @@ def test_rate_limits_and_dead_services_are_explained(site: Site) -> None:
     assert "try again in" in found["address"]["text"]
 
 
+def test_the_transaction_page_needs_no_node(site: Site, targets: dict[str, Any]) -> None:
+    """The complete view comes from the data API: with the node down the page is whole."""
+    config = ExplorerConfig(rpc=dead_url() + "/ext/bc/C/rpc", metrics_api=site.metrics)
+    tx = targets["split_tx"]
+    with another_site(site.db, config, RatePolicy(10**9, 10**9)) as base:
+        found = browse(
+            base, [{"name": "tx", "url": f"/#/chain/{CHAIN}/tx/{tx['txHash']}", "fresh": True}]
+        )
+    _summary_matches(site, found["tx"], tx)
+    assert count(found["tx"], "internals") == len(_view(site, tx)["internalTransactions"])
+
+
 def test_screenshots_of_every_page_type(walk: dict[str, Any]) -> None:
     from tests.explorer.conftest import ARTIFACTS
 
@@ -463,3 +536,11 @@ def test_latest_blocks_update_live(site: Site) -> None:
     assert found["after"]["blocks"][1:] == found["before"]["blocks"][:-1]
     assert one(found["after"], "head")[1] == str(head + 1)
     assert found["after"]["txs"] == found["before"]["txs"]  # an empty block adds none
+
+
+def test_a_transaction_the_index_does_not_hold_yet(site: Site) -> None:
+    """Runs after the live test: a transaction the node has mined but nothing indexed since."""
+    sent = site.rpc_call("eth_sendTransaction", {"from": A, "to": C, "value": "0x1"})
+    page = browse(site.base, [{"name": "tx", "url": f"/#/chain/{CHAIN}/tx/{sent}", "fresh": True}])
+    assert page["tx"]["state"] == "ready"
+    assert "not indexed yet" in one(page["tx"], "pending")[0]

@@ -11,7 +11,7 @@ from starlette.types import ASGIApp
 from snowfield.aggregator.service import AggregatorService as SignatureService
 from snowfield.api import icm, signatures
 from snowfield.api.errors import send_error
-from snowfield.api.evm import addresses, blocks, chains, contracts
+from snowfield.api.evm import addresses, blocks, chains, contracts, feeds, nfts, transactions
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Context, NetworkCache, Operation, Services
@@ -29,6 +29,9 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *contracts.OPERATIONS,
     *addresses.OPERATIONS,
     *blocks.OPERATIONS,
+    *transactions.OPERATIONS,
+    *feeds.OPERATIONS,
+    *nfts.OPERATIONS,
     *primary_network.OPERATIONS,
     *vertices.OPERATIONS,
     *signatures.OPERATIONS,

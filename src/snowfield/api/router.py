@@ -8,6 +8,7 @@ These steps are plain calls rather than nested middlewares: each middleware laye
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 
 from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from snowfield.api.errors import SendError
@@ -67,11 +69,14 @@ def operation_routes(
                 raise ValueError(f"two operations answer {method} {op.path}")
             answers[method] = answer
     routes: list[Route[Answers]] = []
+    patterns: list[re.Pattern[str]] = []
     for path, answers in by_path.items():
-        # A path that extends another (…/tokens/{tokenId}:reindex after …/tokens/{tokenId})
-        # goes first: the shorter template's parameter would match the whole last segment.
-        at = next((i for i, r in enumerate(routes) if path.startswith(r.path)), len(routes))
+        # A path that an earlier template matches goes before it: …/tokens/{tokenId}:reindex
+        # before …/tokens/{tokenId}, /v1/chains/allBlocks before /v1/chains/{chainId} (the
+        # template's parameter would match the whole last segment).
+        at = next((i for i, p in enumerate(patterns) if p.match(path)), len(routes))
         routes.insert(at, Route(path, answers, frozenset(answers)))
+        patterns.insert(at, compile_path(path)[0])
     document_answer = Answer(openapi, document_weight)
     return [*routes, Route("/openapi.json", {"GET": document_answer, "HEAD": document_answer})]
 

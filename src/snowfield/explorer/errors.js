@@ -25,11 +25,17 @@ export function explain(err) {
   return { title: TITLES[err.kind] || "Error", text };
 }
 
+/** The error as one section (`part` names it) of a page that still shows the rest. */
+export function partError(err, part) {
+  const { title, text } = explain(err);
+  return html`<div class="panel error part" data-error="${err.kind || "error"}"><h2>${part}: ${title.toLowerCase()}</h2><p>${text}</p></div>`;
+}
+
 /** The error as the whole page, or (`part`) as one section of a page that still shows the rest. */
 export function showError(target, err, part = "") {
   const { title, text } = explain(err);
   target.innerHTML = String(part
-    ? html`<div class="panel error part" data-error="${err.kind || "error"}"><h2>${part}: ${title.toLowerCase()}</h2><p>${text}</p></div>`
+    ? partError(err, part)
     : html`<div class="panel error" data-error="${err.kind || "error"}"><h2>${title}</h2><p>${text}</p>
       <p class="muted"><a href="#/">Back to the overview</a></p></div>`);
 }

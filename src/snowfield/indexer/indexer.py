@@ -30,6 +30,7 @@ from snowfield.indexer.extract.logs import log_rows
 from snowfield.indexer.extract.traces import contract_rows, internal_rows
 from snowfield.indexer.extract.transfers import transfer_rows
 from snowfield.indexer.nfts import nft_rows
+from snowfield.indexer.nfts import reindex as reindex_nfts
 from snowfield.indexer.rollups import compute as compute_rollups
 from snowfield.indexer.source import NodeSource, RawBlock
 from snowfield.indexer.token_balances import TokenBalanceTracker
@@ -264,10 +265,23 @@ class Indexer:
         while not stop.is_set():
             try:
                 await self.sync()
+                await self.reindex_nfts()
             except Exception as exc:  # any node or network failure: log, back off, retry
                 log.warning("indexing failed, retrying: %s", exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=poll)
+
+    async def reindex_nfts(self) -> int:
+        """Fetches again the metadata of the NFTs whose reindex the data service recorded
+        (between syncs: no batch's documents are being rendered meanwhile); how many."""
+        return await reindex_nfts(
+            self.db,
+            self.calls,
+            self.fetcher,
+            self.chain_id,
+            self.stats.height,
+            now=int(time.time()),
+        )
 
     # -- steps ---------------------------------------------------------------------------
 

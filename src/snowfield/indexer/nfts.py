@@ -1,5 +1,6 @@
 """Token URIs of ERC-721/1155 ids and their metadata documents (data: and http(s) URIs),
-normalised to the data service's metadata fields, with an index status for every outcome."""
+normalised to the data service's metadata fields, with an index status for every outcome; and
+the reindex requests the data service records, carried out the same way."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from snowfield.errors import SnowfieldError
 from snowfield.indexer.abi import as_string, call_data
 from snowfield.indexer.calls import Calls
 from snowfield.rpc.client import DocumentFetcher, TooLarge
+from snowfield.store import nft_reindex
+from snowfield.store.database import Database
 from snowfield.store.rows import NftRow
 
 TOKEN_URI = "0xc87b56dd"  # ERC-721 tokenURI(uint256)
@@ -144,3 +147,27 @@ def normalise(document: dict[str, Any]) -> dict[str, Any]:
     if isinstance(decimals, int) and not isinstance(decimals, bool):
         out["decimals"] = decimals
     return out
+
+
+async def reindex(
+    db: Database,
+    calls: Calls,
+    fetcher: DocumentFetcher,
+    chain_id: int,
+    height: int,
+    *,
+    now: int,
+    limit: int = 16,
+) -> int:
+    """Carries out up to `limit` of the chain's pending reindex requests (the data service's
+    POST …:reindex): the token URI read again at `height` (the indexed head), its metadata
+    fetched again, both stored with the request marked done. Returns how many were done."""
+    wanted = await asyncio.to_thread(nft_reindex.pending, db, chain_id, limit)
+    if not wanted or height < 0:
+        return 0
+    rows = await nft_rows(
+        calls, fetcher, chain_id, [(r.token, r.token_id, r.erc_type, height, now) for r in wanted]
+    )
+    for request, row in zip(wanted, rows, strict=True):
+        await asyncio.to_thread(nft_reindex.finish, db, row, request.requested, now)
+    return len(rows)

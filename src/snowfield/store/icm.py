@@ -119,3 +119,14 @@ def messenger_chains(db: Database, messengers: Sequence[str]) -> set[int]:
         list(messengers),
     )
     return {int(r[0]) for r in rows}
+
+
+def tx_events(db: Database, chain_id: int, block_number: int, tx_index: int) -> list[IcmEventRow]:
+    """The messenger events one transaction emitted, in log order (a transaction's complete
+    view names the message it sent or received)."""
+    rows = db.query(
+        f"SELECT {_COLS} FROM icm_events WHERE chain_id = ? AND block_number = ? AND tx_index = ?"
+        " ORDER BY log_index",
+        (chain_id, block_number, tx_index),
+    )
+    return [_event(r) for r in rows]

@@ -192,6 +192,20 @@ TABLES: tuple[str, ...] = (
         owner_log BIGINT,
         PRIMARY KEY (chain_id, token, token_id))""",
     "CREATE INDEX IF NOT EXISTS nfts_by_owner ON nfts (chain_id, owner, token, token_id)",
+    # Requests to fetch an NFT's metadata again (POST …/tokens/{tokenId}:reindex): the data
+    # service records them, the chain's indexer carries them out (store/nft_reindex.py). One row
+    # per token id: `requested` (Unix seconds) is the last accepted request, at most one an hour;
+    # `done` when the indexer stored the new metadata, NULL while pending. A table created at
+    # any start (CREATE IF NOT EXISTS), so a store of this schema version gains it unchanged.
+    """CREATE TABLE IF NOT EXISTS nft_reindex_requests (
+        chain_id BIGINT NOT NULL,
+        token TEXT NOT NULL,
+        token_id TEXT NOT NULL,
+        requested BIGINT NOT NULL,
+        done BIGINT,
+        PRIMARY KEY (chain_id, token, token_id))""",
+    "CREATE INDEX IF NOT EXISTS nft_reindex_pending ON nft_reindex_requests (chain_id, requested)"
+    " WHERE done IS NULL",
     # Operator-curated contract metadata (operation 4), one JSON object per contract.
     """CREATE TABLE IF NOT EXISTS contract_metadata (
         chain_id BIGINT NOT NULL,

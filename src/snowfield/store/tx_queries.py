@@ -88,6 +88,17 @@ def _view(db: Database, tx: TxRow) -> TransactionView:
     )
 
 
+def cumulative_gas_used(db: Database, tx: TxRow) -> int:
+    """The gas its block's transactions used up to and including `tx` (the receipt's
+    cumulativeGasUsed)."""
+    row = db.query_one(
+        "SELECT SUM(gas_used) FROM transactions WHERE chain_id = ? AND block_number = ?"
+        " AND tx_index <= ?",
+        (tx.chain_id, tx.block_number, tx.tx_index),
+    )
+    return int(row[0]) if row is not None and row[0] is not None else 0
+
+
 def token_transfers(
     db: Database,
     chain_id: int,

@@ -1,4 +1,4 @@
-"""Operation 3: the supported EVM chains."""
+"""Operation 3, the supported EVM chains, and one of them (getChainInfo)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 from snowfield.api import render
 from snowfield.api.operation import Context, Json, Operation
-from snowfield.api.params import FEATURE, NETWORK
+from snowfield.api.params import CHAIN_ID, FEATURE, NETWORK
 from snowfield.formats.icm import MESSENGER_ADDRESSES
 from snowfield.store import chain_queries, icm
 from snowfield.store.database import Database
@@ -14,9 +14,12 @@ from snowfield.store.rows import ChainRow
 
 
 def _chains(db: Database, testnet: bool | None) -> list[ChainRow]:
-    """The chains, with `teleporter` among the features of those where the ICM messenger is
+    return with_features(db, chain_queries.list_chains(db, testnet=testnet))
+
+
+def with_features(db: Database, found: list[ChainRow]) -> list[ChainRow]:
+    """`found`, with `teleporter` among the features of those where the ICM messenger is
     (as the data service enables it per chain)."""
-    found = chain_queries.list_chains(db, testnet=testnet)
     with_messenger = icm.messenger_chains(db, MESSENGER_ADDRESSES)
     return [
         dataclasses.replace(c, features=(*c.features, "teleporter"))
@@ -34,6 +37,12 @@ async def list_chains(ctx: Context) -> Json:
     return {"chains": chains}
 
 
+async def get_chain(ctx: Context) -> Json:
+    chain = await ctx.chain()
+    [found] = await ctx.run(with_features, ctx.db, [chain])
+    return render.chain(found)
+
+
 OPERATIONS = (
     Operation(
         "listChains",
@@ -44,5 +53,15 @@ OPERATIONS = (
         "ListChainsResponse",
         1,
         list_chains,
+    ),
+    Operation(
+        "getChainInfo",
+        "/v1/chains/{chainId}",
+        "Get one supported EVM chain, by EVM chain id or blockchain id.",
+        "EVM chains",
+        (CHAIN_ID,),
+        "ChainInfo",
+        1,
+        get_chain,
     ),
 )

@@ -1,9 +1,10 @@
-// An address: native balance and ERC-721 holdings (operation 8), ERC-20 holdings of the tokens
-// in its transfers (operation 6, balances by eth_call), and tabs over operations 5, 6, 7, 8, 10
-// and 16 (its cross-chain messages, on every indexed chain).
+// An address: its native balance and token balances (the balance operations: getNative,
+// listErc20, listErc721, listErc1155, all from the index), and tabs over operations 5, 6, 7, 8,
+// 10 and 16 (its cross-chain messages, on every indexed chain).
 
 import { ApiError } from "../api.js";
-import { addressLink, blockLink, html, short, txLink, units, when } from "../fmt.js";
+import { partError } from "../errors.js";
+import { addressLink, blockLink, html, int, short, txLink, units, when } from "../fmt.js";
 import { pager, tabs } from "./parts.js";
 import { txTable } from "./block.js";
 import { register } from "../registry.js";
@@ -11,7 +12,7 @@ import { register } from "../registry.js";
 register("/chain/:chain/address/:address", { name: "address", title: (p) => `Address ${short(p.address)}`, render });
 
 const PAGE = 25;
-const BALANCE_OF = "0x70a08231";
+const BALANCES = 50; // tokens of each kind on the page; "more" says when there are others
 
 const TABS = {
   txs: { label: "Transactions", op: "transactions", show: (chain, body) => txTable(chain, body.transactions.map((e) => e.nativeTransaction), { block: true }) },
@@ -22,60 +23,61 @@ const TABS = {
   icm: { label: "Cross-chain messages", path: (chain, a) => `/v1/icm/addresses/${a}/messages`, show: (chain, body, me) => icmTable(body.messages, me) },
 };
 
+/** A part of the page: its body, or the error that only its section reports. */
+const part = (pending) => pending.then((body) => ({ body }), (err) => ({ err }));
+
 async function render(view, ctx, { chain, address }, query) {
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new ApiError("invalid", `${address} is not an address (0x and 40 hex digits)`);
   const me = address.toLowerCase();
   const tab = TABS[query.tab] ? query.tab : "txs";
   const spec = TABS[tab];
   const path = spec.path ? spec.path(chain, me) : `/v1/chains/${chain}/addresses/${me}/${spec.op}`;
-  const [balances, contract, list, holdings] = await Promise.all([
-    ctx.api.data(`/v1/chains/${chain}/addresses/${me}/balances:listErc721`, { pageSize: 24 }),
+  const balances = `/v1/chains/${chain}/addresses/${me}/balances:`;
+  const [nfts, contract, list, native, erc20, erc1155] = await Promise.all([
+    ctx.api.data(`${balances}listErc721`, { pageSize: 24 }),
     ctx.api.contract(chain, me),
     ctx.api.data(path, { pageSize: spec.size || PAGE, pageToken: query.page }),
-    erc20Holdings(ctx, chain, me),
+    part(ctx.api.data(`${balances}getNative`)),
+    part(ctx.api.data(`${balances}listErc20`, { pageSize: BALANCES })),
+    part(ctx.api.data(`${balances}listErc1155`, { pageSize: BALANCES })),
   ]);
-  const native = balances.nativeTokenBalance;
-  const nftCount = balances.erc721TokenBalances.length;
+  // Operation 8 carries the native balance too: a deployment without getNative still shows it.
+  const coin = native.body ? native.body.nativeTokenBalance : nfts.nativeTokenBalance;
+  const nftCount = nfts.erc721TokenBalances.length;
   view.innerHTML = String(html`
     <div class="head"><h1>${contract ? "Contract" : "Address"}</h1><span class="mono" data-k="address">${me}</span>
       ${contract ? html`<a class="badge" href="#/chain/${chain}/contract/${me}">${contract.ercType}${contract.name ? ` · ${contract.name}` : ""}</a>` : ""}</div>
     <section class="grid g2">
       <div class="panel"><dl class="kv">
-        <dt>${native.symbol} balance</dt><dd><span data-k="native-balance" data-v="${native.balance}">${units(native.balance, native.decimals)}</span> ${native.symbol}</dd>
-        <dt>NFTs held</dt><dd><span data-k="nft-count" data-v="${nftCount}">${nftCount}${balances.nextPageToken ? "+" : ""}</span></dd>
+        <dt>${coin.symbol} balance</dt><dd><span data-k="native-balance" data-v="${coin.balance}">${units(coin.balance, coin.decimals)}</span> ${coin.symbol}</dd>
+        <dt>NFTs held</dt><dd><span data-k="nft-count" data-v="${nftCount}">${nftCount}${nfts.nextPageToken ? "+" : ""}</span></dd>
         ${contract && contract.deploymentDetails ? html`<dt>Created by</dt><dd>${addressLink(chain, { address: contract.deploymentDetails.deployerAddress })} in ${txLink(chain, contract.deploymentDetails.txHash)}</dd>` : ""}
       </dl></div>
-      <div class="panel"><header><h2>ERC-20 holdings</h2><span class="muted">tokens seen in its transfers</span></header>
-        <div class="body">${holdingsList(chain, holdings)}</div></div>
+      <div class="panel" data-k="token-balances"><header><h2>Token balances</h2><span class="muted">from the index</span></header>
+        <div class="body">
+          <h3>ERC-20</h3>${erc20.err ? partError(erc20.err, "ERC-20 balances") : erc20List(chain, erc20.body)}
+          <h3>ERC-1155</h3>${erc1155.err ? partError(erc1155.err, "ERC-1155 balances") : erc1155List(chain, erc1155.body)}
+        </div></div>
     </section>
     <section class="panel">${tabs(`#/chain/${chain}/address/${me}`, Object.entries(TABS).map(([k, t]) => [k, t.label]), tab)}
       <div class="scroll" data-tab-body="${tab}">${spec.show(chain, list, me)}</div>
       ${pager(`#/chain/${chain}/address/${me}`, { ...query, tab }, list.nextPageToken)}</section>`);
 }
 
-/**
- * The address's ERC-20 balances, for the tokens of its latest 100 transfers: no data operation
- * lists ERC-20 balances, so they are read from the tokens by eth_call (skipped without a node).
- */
-async function erc20Holdings(ctx, chain, me) {
-  const recent = await ctx.api.data(`/v1/chains/${chain}/addresses/${me}/transactions:listErc20`, { pageSize: 100 });
-  const tokens = [...new Map(recent.transactions.map((t) => [t.erc20Token.address, t.erc20Token])).values()];
-  if (!tokens.length) return { tokens: [] };
-  if (!ctx.api.rpcUrl(chain)) return { tokens, unread: true };
-  const data = BALANCE_OF + me.slice(2).padStart(64, "0");
-  try {
-    const results = await ctx.api.rpcBatch(chain, tokens.map((t) => ["eth_call", [{ to: t.address, data }, "latest"]]));
-    return { tokens: tokens.map((t, i) => ({ ...t, balance: BigInt(results[i] === "0x" ? 0 : results[i]) })) };
-  } catch {
-    return { tokens, unread: true };
-  }
+const more = (body) => (body.nextPageToken ? html`<span class="muted" data-k="more-balances">and more</span>` : "");
+
+function erc20List(chain, body) {
+  const held = body.erc20TokenBalances;
+  if (!held.length) return html`<div class="muted">No ERC-20 tokens held</div>`;
+  return html`<div class="holdings">${held.map((t) => html`<a class="holding" href="#/chain/${chain}/contract/${t.address}" data-k="erc20-${t.address}" data-v="${t.balance}">
+    <b>${units(t.balance, t.decimals)}</b> ${t.symbol || short(t.address)}</a>`)}${more(body)}</div>`;
 }
 
-function holdingsList(chain, holdings) {
-  if (!holdings.tokens.length) return html`<div class="muted">No ERC-20 transfers</div>`;
-  if (holdings.unread) return html`<div class="holdings">${holdings.tokens.map((t) => html`<a class="holding" href="#/chain/${chain}/contract/${t.address}">${t.symbol}</a>`)}</div>`;
-  return html`<div class="holdings">${holdings.tokens.map((t) => html`<a class="holding" href="#/chain/${chain}/contract/${t.address}" data-k="erc20-${t.address}" data-v="${t.balance}">
-    <b>${units(t.balance, t.decimals)}</b> ${t.symbol}</a>`)}</div>`;
+function erc1155List(chain, body) {
+  const held = body.erc1155TokenBalances;
+  if (!held.length) return html`<div class="muted">No ERC-1155 tokens held</div>`;
+  return html`<div class="holdings">${held.map((t) => html`<a class="holding" href="#/chain/${chain}/contract/${t.address}" data-k="erc1155-${t.address}-${t.tokenId}" data-v="${t.balance}"
+    title="${t.metadata && t.metadata.name ? t.metadata.name : `${t.address} #${t.tokenId}`}"><b>${int(t.balance)}</b> × #${t.tokenId} <span class="muted">${short(t.address)}</span></a>`)}${more(body)}</div>`;
 }
 
 function transfers(chain, items, me, kind) {

@@ -10,15 +10,14 @@ registerSearch((text, ctx) => (/^\d{1,15}$/.test(text) ? `#/chain/${ctx.chain}/b
 registerSearch(async (text, ctx) => {
   if (!/^0x[0-9a-fA-F]{64}$/.test(text)) return null;
   const hash = text.toLowerCase();
+  // The index first (a transaction, then a block, by hash); the node for what it does not
+  // hold yet (a pending transaction).
+  const found = async (path) => ctx.api.data(path).then(() => true, (err) => { if (err.kind === "notfound") return false; throw err; });
+  if (await found(`/v1/chains/${ctx.chain}/transactions/${hash}`)) return `#/chain/${ctx.chain}/tx/${hash}`;
+  if (await found(`/v1/chains/${ctx.chain}/blocks/${hash}`)) return `#/chain/${ctx.chain}/block/${hash}`;
   if (ctx.api.rpcUrl(ctx.chain)) {
     const tx = await ctx.api.rpc(ctx.chain, "eth_getTransactionByHash", [hash]).catch(() => null);
     if (tx) return `#/chain/${ctx.chain}/tx/${hash}`;
-  }
-  try {
-    await ctx.api.data(`/v1/chains/${ctx.chain}/blocks/${hash}/transactions`, { pageSize: 1 });
-    return `#/chain/${ctx.chain}/block/${hash}`;
-  } catch (err) {
-    if (err.kind !== "notfound") throw err;
   }
   return null;
 });

@@ -1,6 +1,8 @@
-// A transaction: found and its receipt read over JSON-RPC; its rendering (method, parties,
-// status) from operation 9, its transfers and internal transactions from operation 5 of every
-// address it touches, and its logs decoded for tokens the data API knows (operation 4).
+// A transaction: its complete view from the data API (GET …/transactions/{hash}: the
+// transaction, every token transfer, the listed internal transactions, its logs and receipt),
+// its logs decoded for tokens the data API knows (operation 4), and the latest indexed block for
+// its confirmations. The node's JSON-RPC is asked only about a hash the index does not hold
+// (still pending, or in a block not indexed yet).
 
 import { ApiError } from "../api.js";
 import { addressLink, blockLink, gwei, hexToNumber, html, int, status, units, utc, when } from "../fmt.js";
@@ -15,109 +17,64 @@ const TOPICS = {
   "0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62": "TransferSingle",
   "0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb": "TransferBatch",
 };
-const MAX_PARTIES = 8;
+const DIRECTIONS = { SOURCE_TRANSACTION: "sent", DESTINATION_TRANSACTION: "received" };
 
 async function render(view, ctx, { chain, hash }) {
   if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) throw new ApiError("invalid", `${hash} is not a transaction hash (0x and 64 hex digits)`);
-  if (!ctx.api.rpcUrl(chain)) throw new ApiError("unserved", "looking a transaction up by hash needs the node's JSON-RPC, and none is configured");
-  const [tx, receipt, headHex] = await ctx.api.rpcBatch(chain, [
-    ["eth_getTransactionByHash", [hash]], ["eth_getTransactionReceipt", [hash]], ["eth_blockNumber", []],
+  const [found, latest] = await Promise.all([
+    ctx.api.data(`/v1/chains/${chain}/transactions/${hash.toLowerCase()}`).catch((err) => { if (err.kind === "notfound") return null; throw err; }),
+    ctx.api.data(`/v1/chains/${chain}/blocks`, { pageSize: 1 }),
   ]);
-  if (!tx) throw new ApiError("notfound", `No transaction ${hash} on chain ${chain}.`);
-  if (!receipt || tx.blockNumber === null) {
-    view.innerHTML = String(html`<div class="head"><h1>Transaction</h1></div><div class="panel notice" data-k="pending">Pending: in the node's mempool, not yet in a block.</div>`);
+  if (!found) {
+    await notIndexed(view, ctx, chain, hash);
     return;
   }
-  const number = hexToNumber(tx.blockNumber);
-  const [native, flows, tokens] = await Promise.all([
-    indexed(ctx, chain, number, hash),
-    flowsOf(ctx, chain, number, hash, tx, receipt),
-    tokensOf(ctx, chain, receipt.logs),
-  ]);
+  const tokens = await tokensOf(ctx, chain, found.logs);
+  const head = latest.blocks.length ? Number(latest.blocks[0].blockNumber) : 0;
+  const symbol = found.networkTokenDetails.networkToken.symbol;
   view.innerHTML = String(html`
-    <div class="head"><h1>Transaction</h1><span class="mono">${hash}</span></div>
-    ${native ? "" : html`<div class="panel notice">The data API has not indexed this block yet: parties and transfers appear once it has.</div>`}
-    <section class="panel"><dl class="kv">${summary(chain, tx, receipt, native, hexToNumber(headHex), symbolOf(ctx, chain)).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></section>
-    ${transfersPanel(chain, flows)}
-    ${internalsPanel(chain, flows.internals)}
-    ${logsPanel(chain, receipt.logs, tokens)}`);
+    <div class="head"><h1>Transaction</h1><span class="mono">${hash.toLowerCase()}</span></div>
+    <section class="panel"><dl class="kv">${summary(chain, found, head, symbol).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></section>
+    ${transfersPanel(chain, found)}
+    ${internalsPanel(chain, found.internalTransactions)}
+    ${logsPanel(chain, found.logs, tokens)}`);
 }
 
-/** The transaction as operation 9 renders it, or null while its block is not indexed. */
-async function indexed(ctx, chain, number, hash) {
-  try {
-    const page = await ctx.api.data(`/v1/chains/${chain}/blocks/${number}/transactions`, { pageSize: 0 });
-    return page.transactions.find((t) => t.txHash === hash.toLowerCase()) || null;
-  } catch (err) {
-    if (err.kind === "notfound") return null;
-    throw err;
-  }
+/** A hash the data API does not hold: pending or not indexed yet (the node says), or unknown. */
+async function notIndexed(view, ctx, chain, hash) {
+  const tx = ctx.api.rpcUrl(chain) ? await ctx.api.rpc(chain, "eth_getTransactionByHash", [hash]).catch(() => null) : null;
+  if (!tx) throw new ApiError("notfound", `No transaction ${hash} on chain ${chain}.`);
+  const where = tx.blockNumber === null
+    ? "Pending: in the node's mempool, not yet in a block."
+    : html`In block ${blockLink(chain, hexToNumber(tx.blockNumber))}, which the data API has not indexed yet: its details appear once it has.`;
+  view.innerHTML = String(html`<div class="head"><h1>Transaction</h1><span class="mono">${hash}</span></div><div class="panel notice" data-k="pending">${where}</div>`);
 }
 
-const symbolOf = (ctx, chain) => (ctx.chains.find((c) => c.chainId === String(chain)) || { networkToken: { symbol: "" } }).networkToken.symbol;
-
-function summary(chain, tx, receipt, native, head, symbol) {
-  const number = hexToNumber(tx.blockNumber);
-  const gasUsed = BigInt(receipt.gasUsed);
-  const price = BigInt(receipt.effectiveGasPrice || tx.gasPrice);
-  const ok = receipt.status === "0x1";
-  const from = native ? native.from : { address: tx.from };
-  const to = native ? native.to : { address: tx.to || receipt.contractAddress };
-  const input = tx.input || "0x";
+function summary(chain, found, head, symbol) {
+  const t = found.nativeTransaction;
+  const receipt = found.receipt;
+  const number = Number(t.blockNumber);
+  const gasUsed = BigInt(t.gasUsed);
+  const price = BigInt(t.gasPrice);
+  const ok = t.txStatus === "1";
+  const created = receipt.contractAddress;
+  const message = found.teleporterMessageInfo;
   return [
     ["Status", html`<span data-k="status" data-v="${ok ? 1 : 0}">${status(ok)}</span>`],
-    ["Block", html`${blockLink(chain, number)} <span class="muted">· ${int(Math.max(head - number + 1, 1))} confirmations</span>`],
-    native && ["Timestamp", html`${when(native.blockTimestamp)} <span class="muted">(${utc(native.blockTimestamp)})</span>`],
-    native && native.method && ["Method", html`<span class="mono">${native.method.methodName || native.method.callType}${native.method.methodHash ? ` (${native.method.methodHash})` : ""}</span>`],
-    ["From", addressLink(chain, from, { full: true })],
-    [tx.to ? "To" : "Contract created", addressLink(chain, to, { full: true })],
-    ["Value", html`<span data-k="value" data-v="${BigInt(tx.value)}">${units(BigInt(tx.value))}</span> ${symbol}`],
+    ["Block", html`${blockLink(chain, number)} <span class="muted">· <span data-k="confirmations" data-v="${Math.max(head - number + 1, 1)}">${int(Math.max(head - number + 1, 1))}</span> confirmations</span>`],
+    ["Timestamp", html`${when(t.blockTimestamp)} <span class="muted">(${utc(t.blockTimestamp)})</span>`],
+    t.method && ["Method", html`<span class="mono">${t.method.methodName || t.method.callType}${t.method.methodHash ? ` (${t.method.methodHash})` : ""}</span>`],
+    ["From", addressLink(chain, t.from, { full: true })],
+    [created ? "Contract created" : "To", addressLink(chain, t.to, { full: true })],
+    ["Value", html`<span data-k="value" data-v="${t.value}">${units(BigInt(t.value))}</span> ${symbol}`],
     ["Transaction fee", html`<span data-k="fee" data-v="${gasUsed * price}">${units(gasUsed * price, 18, 9)}</span> ${symbol}`],
-    ["Gas price", gwei(price)],
-    ["Gas used / limit", html`<span data-k="gas-used" data-v="${gasUsed}">${int(gasUsed)}</span> / ${int(BigInt(tx.gas))}`],
-    ["Nonce · type · position", `${hexToNumber(tx.nonce)} · ${hexToNumber(tx.type || "0x0")} · ${hexToNumber(tx.transactionIndex)}`],
-    ["Input data", input === "0x" ? html`<span class="muted">none</span>` : html`<details><summary>${(input.length - 2) / 2} bytes</summary><pre class="data">${input}</pre></details>`],
+    ["Gas price", html`${gwei(price)} <span class="muted">(base fee ${gwei(BigInt(t.baseFeePerGas))}${t.maxFeePerGas ? `, max ${gwei(BigInt(t.maxFeePerGas))}, tip ≤ ${gwei(BigInt(t.maxPriorityFeePerGas || "0"))}` : ""})</span>`],
+    ["Gas used / limit", html`<span data-k="gas-used" data-v="${gasUsed}">${int(gasUsed)}</span> / ${int(BigInt(t.gasLimit))} <span class="muted">· ${int(BigInt(receipt.cumulativeGasUsed))} in the block up to it</span>`],
+    ["Nonce · type · position", `${t.nonce} · ${t.txType} · ${t.blockIndex}`],
+    message && ["Cross-chain message", html`<span data-k="icm-message" data-v="${message.direction}">${DIRECTIONS[message.direction] || message.direction}</span> <span class="mono">0x${message.teleporterMessageId}</span>
+      <span class="muted">${message.destinationChainId ? `to ${message.destinationChainId}` : message.sourceChainId ? `from ${message.sourceChainId}` : ""}</span>`],
+    ["Input data", t.input === "0x" ? html`<span class="muted">none</span>` : html`<details><summary>${(t.input.length - 2) / 2} bytes</summary><pre class="data">${t.input}</pre></details>`],
   ].filter(Boolean);
-}
-
-/**
- * Transfers and internal transactions of one transaction: operation 5 lists, per address, only
- * the entries that address is party to, so the lists of every party found are merged (each
- * address's list is complete for that address, so an entry's count is its most in any list).
- */
-async function flowsOf(ctx, chain, number, hash, tx, receipt) {
-  const parties = new Set([tx.from, tx.to, receipt.contractAddress].filter(Boolean).map((a) => a.toLowerCase()));
-  for (const log of receipt.logs) if (TOPICS[log.topics[0]]) log.topics.slice(1, 3).forEach((t) => parties.add("0x" + t.slice(26)));
-  const seen = new Set();
-  const found = { erc20: new Map(), erc721: new Map(), erc1155: new Map(), internals: new Map() };
-  const queue = [...parties];
-  while (queue.length && seen.size < MAX_PARTIES) {
-    const address = queue.shift();
-    if (seen.has(address) || /^0x0{40}$/.test(address)) continue;
-    seen.add(address);
-    let entry;
-    try {
-      const page = await ctx.api.data(`/v1/chains/${chain}/addresses/${address}/transactions`, { startBlock: number, endBlock: number + 1, pageSize: 100 });
-      entry = page.transactions.find((t) => t.nativeTransaction.txHash === hash.toLowerCase());
-    } catch (err) {
-      if (err.kind === "notfound") continue;
-      throw err;
-    }
-    if (!entry) continue;
-    for (const t of entry.erc20Transfers || []) found.erc20.set(t.logIndex, t);
-    for (const t of entry.erc721Transfers || []) found.erc721.set(t.logIndex, t);
-    for (const t of entry.erc1155Transfers || []) found.erc1155.set(t.logIndex, t);
-    const counts = new Map();
-    for (const i of entry.internalTransactions || []) {
-      const key = JSON.stringify(i);
-      counts.set(key, (counts.get(key) || 0) + 1);
-      for (const a of [i.from.address, i.to.address]) if (!seen.has(a)) queue.push(a);
-    }
-    for (const [key, n] of counts) found.internals.set(key, Math.max(n, found.internals.get(key) || 0));
-  }
-  const internals = [...found.internals].flatMap(([key, n]) => Array(n).fill(JSON.parse(key)));
-  const byLog = (m) => [...m.values()].sort((a, b) => a.logIndex - b.logIndex);
-  return { erc20: byLog(found.erc20), erc721: byLog(found.erc721), erc1155: byLog(found.erc1155), internals };
 }
 
 async function tokensOf(ctx, chain, logs) {
@@ -126,14 +83,14 @@ async function tokensOf(ctx, chain, logs) {
   return new Map(addresses.map((a, i) => [a, metas[i]]));
 }
 
-function transfersPanel(chain, flows) {
+function transfersPanel(chain, found) {
   const rows = [
-    ...flows.erc20.map((t) => html`<tr><td>ERC-20</td><td>${addressLink(chain, t.from)}<span class="arrow">→</span>${addressLink(chain, t.to)}</td>
+    ...found.erc20Transfers.map((t) => html`<tr><td>ERC-20</td><td>${addressLink(chain, t.from)}<span class="arrow">→</span>${addressLink(chain, t.to)}</td>
       <td class="num" data-k="erc20-value" data-v="${t.value}">${units(t.value, t.erc20Token.decimals)}</td><td>${addressLink(chain, { address: t.erc20Token.address, name: t.erc20Token.name, symbol: t.erc20Token.symbol })}</td></tr>`),
-    ...flows.erc721.map((t) => html`<tr><td>ERC-721</td><td>${addressLink(chain, t.from)}<span class="arrow">→</span>${addressLink(chain, t.to)}</td>
+    ...found.erc721Transfers.map((t) => html`<tr><td>ERC-721</td><td>${addressLink(chain, t.from)}<span class="arrow">→</span>${addressLink(chain, t.to)}</td>
       <td class="num" data-k="erc721-id" data-v="${t.erc721Token.tokenId}">#${t.erc721Token.tokenId}</td><td>${addressLink(chain, { address: t.erc721Token.address, name: t.erc721Token.name, symbol: t.erc721Token.symbol })}</td></tr>`),
-    ...flows.erc1155.map((t) => html`<tr><td>ERC-1155</td><td>${addressLink(chain, t.from)}<span class="arrow">→</span>${addressLink(chain, t.to)}</td>
-      <td class="num">${int(t.value)} × #${t.erc1155Token.tokenId}</td><td>${addressLink(chain, { address: t.erc1155Token.address })}</td></tr>`),
+    ...found.erc1155Transfers.map((t) => html`<tr><td>ERC-1155</td><td>${addressLink(chain, t.from)}<span class="arrow">→</span>${addressLink(chain, t.to)}</td>
+      <td class="num" data-k="erc1155-value" data-v="${t.erc1155Token.tokenId}:${t.value}">${int(t.value)} × #${t.erc1155Token.tokenId}</td><td>${addressLink(chain, { address: t.erc1155Token.address })}</td></tr>`),
   ];
   if (!rows.length) return "";
   return html`<section class="panel" data-k="transfers" data-n="${rows.length}"><header><h2>Token transfers</h2><span class="muted">${rows.length}</span></header>
@@ -144,7 +101,7 @@ function internalsPanel(chain, internals) {
   if (!internals.length) return "";
   return html`<section class="panel" data-k="internals" data-n="${internals.length}"><header><h2>Internal transactions</h2><span class="muted">${internals.length}</span></header>
     <div class="scroll"><table><thead><tr><th>Type</th><th>From → To</th><th class="num">Value</th><th class="num">Gas used</th><th>Result</th></tr></thead><tbody>
-    ${internals.map((i) => html`<tr><td><span class="badge">${i.internalTxType}</span></td><td>${addressLink(chain, i.from)}<span class="arrow">→</span>${addressLink(chain, i.to)}</td>
+    ${internals.map((i) => html`<tr data-k="internal" data-v="${i.internalTxType}:${i.from.address}:${i.to.address}:${i.value}"><td><span class="badge">${i.internalTxType}</span></td><td>${addressLink(chain, i.from)}<span class="arrow">→</span>${addressLink(chain, i.to)}</td>
       <td class="num">${units(i.value)}</td><td class="num">${int(i.gasUsed)}</td><td>${status(!i.isReverted)}</td></tr>`)}
     </tbody></table></div></section>`;
 }
@@ -175,7 +132,7 @@ function logsPanel(chain, logs, tokens) {
       const meta = tokens.get(log.address.toLowerCase());
       const event = decode(chain, log, meta);
       const label = meta ? { address: log.address.toLowerCase(), name: meta.name, symbol: meta.symbol } : { address: log.address.toLowerCase() };
-      return html`<div class="log"><span class="idx">${hexToNumber(log.logIndex)}</span><div>
+      return html`<div class="log" data-k="log" data-v="${log.logIndex}:${log.address}"><span class="idx">${log.logIndex}</span><div>
         <div>${addressLink(chain, label, { full: !meta })}${meta ? html` <span class="badge">${meta.ercType}</span>` : ""}</div>
         ${event ? html`<div class="ev" data-k="event">${event}</div>` : ""}
         <details><summary>topics and data</summary><pre class="data">${log.topics.map((t, i) => `[${i}] ${t}\n`).join("")}data ${log.data}</pre></details></div></div>`;
