@@ -50,6 +50,7 @@ def test_keys_unknown_revoked_and_restricted(filled: Database) -> None:
                 continue
             path = op.path.replace("{chainId}", BLOCKCHAIN_ID).replace("{address}", ALICE)
             path = path.replace("{blockId}", "1").replace("{txHash}", "0x" + "ab" * 32)
+            path = path.replace("{tokenId}", "1")
             assert "{" not in path, path
             allowed = client.get(path, headers={HEADER: secret})
             assert allowed.status_code != 403, path
