@@ -47,7 +47,8 @@ def children(settings: UpSettings) -> list[Child]:
     data_dir, node_port = settings.data_dir, settings.node_port
     node = f"http://127.0.0.1:{node_port}"
     rpc = f"{node}/ext/bc/C/rpc"
-    db = str(data_dir / "snowfield.db")
+    # Every child gets the same store: the embedded SQLite file unless `--db` names another.
+    db = settings.db or str(data_dir / "snowfield.db")
     logs_dir = data_dir / "logs"
     devnet = command_line(NetworkSettings)(
         demo=True,
@@ -71,6 +72,7 @@ def children(settings: UpSettings) -> list[Child]:
     )
     api = command_line(ServeSettings)(
         db=db,
+        redis=settings.redis,
         port=settings.api_port,
         metrics_api_port=settings.metrics_api_port,
         explorer_rpc=rpc,

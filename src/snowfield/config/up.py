@@ -18,3 +18,15 @@ class UpSettings:
     node_port: int = setting(9650, "Port of the devnet node.", env="")
     api_port: int = setting(8080, "Port of the data API.", env="")
     metrics_api_port: int = setting(8081, "Port of the metrics API.", env="")
+    db: str | None = setting(
+        None,
+        "Database of the index for every service (a postgresql:// URL puts the whole stack on"
+        " PostgreSQL); without it, the embedded SQLite file DATA_DIR/snowfield.db.",
+        env="",
+    )
+    redis: str | None = setting(
+        None,
+        "Redis URL (redis://host:port/db) the data API keeps its rate limits in; without it,"
+        " in the API process's memory.",
+        env="",
+    )
