@@ -102,7 +102,10 @@ async def _index_network(
 
     following = settings.follow and settings.until is None
     async with asyncio.TaskGroup() as group:
-        group.create_task(_index_work(indexer, settings, stop))
+        if settings.parallel_backfill:
+            group.create_task(_parallel_work(indexer, settings, stop))
+        else:
+            group.create_task(_index_work(indexer, settings, stop))
         if not settings.discover and not settings.chain_rpc:
             return
         if following:
@@ -159,6 +162,30 @@ async def _index_work(indexer: Indexer, settings: IndexSettings, stop: asyncio.E
     log.info("backfill done at block %d (%d new transactions)", height, indexer.stats.transactions)
     if settings.follow and settings.until is None:
         await indexer.follow(stop, settings.poll_interval)
+
+
+async def _parallel_work(indexer: Indexer, settings: IndexSettings, stop: asyncio.Event) -> None:
+    from snowfield.indexer import backfill
+    from snowfield.indexer.indexer import Indexer
+
+    head = Indexer(
+        indexer.db,
+        indexer.calls,
+        indexer.fetcher,
+        indexer.chain_id,
+        batch_blocks=settings.batch_blocks,
+        traces=settings.traces,
+    )
+    await backfill.run(
+        indexer,
+        head,
+        range_blocks=settings.backfill_range_blocks,
+        until=settings.until,
+        follow=settings.follow and settings.until is None,
+        poll=settings.poll_interval,
+        stop=stop,
+    )
+    log.info("parallel backfill: this process wrote %d blocks", indexer.stats.blocks)
 
 
 def _record_chain(

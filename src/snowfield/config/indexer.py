@@ -61,6 +61,19 @@ class IndexSettings:
     metrics_port: int | None = setting(
         None, "Serve Prometheus metrics of the indexer on 127.0.0.1 at this port."
     )
+    parallel_backfill: bool = setting(
+        False,
+        "Split the chain's backfill with the other `snowfield index --parallel-backfill`"
+        " processes on the same PostgreSQL database (this machine or others): each claims"
+        " block ranges, and one of them follows the head.",
+        doc="See [operations](operations.md#backfill-in-parallel). PostgreSQL only.",
+    )
+    backfill_range_blocks: int = setting(
+        1000,
+        "Blocks per claimed range of a parallel backfill (a multiple of --batch-blocks"
+        " keeps batches where one process puts them).",
+        min=1,
+    )
     log_level: str = shared.log_level()
     log_format: str = shared.log_format()
 

@@ -21,6 +21,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from snowfield.errors import Unavailable
 from snowfield.indexer.balances import BalanceTracker
 from snowfield.indexer.calls import Calls
 from snowfield.indexer.extract.activity import activity
@@ -36,7 +37,7 @@ from snowfield.indexer.source import NodeSource, RawBlock
 from snowfield.indexer.token_balances import TokenBalanceTracker
 from snowfield.indexer.tokens import detect
 from snowfield.rpc.client import DocumentFetcher
-from snowfield.store import writes
+from snowfield.store import backfill_ranges, writes
 from snowfield.store.database import Database
 from snowfield.store.rows import BalanceRow, BlockBundle, NftRow, TokenRow
 
@@ -149,6 +150,9 @@ class Indexer:
         self.stats = Stats()
         self._rollups_checked = False
         self._in_flight = InFlight()
+        # The claimed range of a parallel backfill this indexer writes (its start block), whose
+        # progress it starts from and moves in place of the checkpoint; None: the checkpoint.
+        self.range_start: int | None = None
 
     # -- driving -------------------------------------------------------------------------
 
@@ -242,6 +246,7 @@ class Indexer:
                     batch.tokens,
                     batch.nfts,
                     rollups=self.rollups,
+                    range_start=self.range_start,
                 )
             )
             try:
@@ -286,6 +291,14 @@ class Indexer:
     # -- steps ---------------------------------------------------------------------------
 
     async def _next_height(self) -> int:
+        if self.range_start is not None:
+            found = await asyncio.to_thread(
+                backfill_ranges.next_block, self.db, self.chain_id, self.range_start
+            )
+            if found is None:
+                raise Unavailable(f"the backfill range from {self.range_start} is gone")
+            self.stats.height = found - 1
+            return found
         cp = await asyncio.to_thread(writes.checkpoint, self.db, self.chain_id)
         self.stats.height = -1 if cp is None else cp[0]
         return 0 if cp is None else cp[0] + 1
@@ -346,7 +359,8 @@ class Indexer:
             for t in bundle.transfers:
                 block, hint = seen.get(t.token, (t.block_number, None))
                 seen[t.token] = (block, hint or t.erc_type)
-        known = await asyncio.to_thread(writes.known_tokens, self.db, self.chain_id, seen)
+        first = {a: b for a, (b, _) in seen.items()}
+        known = await asyncio.to_thread(writes.known_tokens, self.db, self.chain_id, seen, first)
         known.update(self._in_flight.tokens)
         wanted = [(a, b, h) for a, (b, h) in sorted(seen.items()) if a not in known]
         return await detect(self.calls, self.chain_id, wanted) if wanted else []
@@ -359,7 +373,8 @@ class Indexer:
                     seen.setdefault(
                         (t.token, t.token_id), (t.erc_type, t.block_number, t.block_timestamp)
                     )
-        known = await asyncio.to_thread(writes.known_nfts, self.db, self.chain_id, seen)
+        first_seen = {k: v[1] for k, v in seen.items()}
+        known = await asyncio.to_thread(writes.known_nfts, self.db, self.chain_id, seen, first_seen)
         known.update(self._in_flight.nfts)
         wanted = [(k[0], k[1], *v) for k, v in sorted(seen.items()) if k not in known]
         return await nft_rows(self.calls, self.fetcher, self.chain_id, wanted) if wanted else []

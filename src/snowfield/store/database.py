@@ -114,6 +114,11 @@ class Database:
             conn.execute(f'SET search_path TO "{self.url.schema}"')
         return conn
 
+    def session(self) -> Any:
+        """A connection of its own, outside the per-thread ones, for state that lives as long
+        as a session does (advisory locks); the caller closes it."""
+        return self._open()
+
     def close(self) -> None:
         with self._lock:
             conns, self._all = self._all, []

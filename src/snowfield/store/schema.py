@@ -29,7 +29,7 @@ from snowfield.store.primary_schema import (
     fill_staker_owners,
 )
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 18
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -152,6 +152,16 @@ def cluster_address_txs(w: Any) -> None:
     w.execute("DROP TABLE address_txs_rowid")
     w.execute(ADDRESS_TXS_BY_BLOCK)
 
+
+# Claimed block ranges of a parallel backfill (store/backfill_ranges.py says how they are used).
+# `end_block` NULL: the tip's row, followed by one process (the head follower) from the plan's
+# end on. Invariant: start_block <= next_block; a range is done when next_block > end_block.
+BACKFILL_RANGES = """CREATE TABLE IF NOT EXISTS backfill_ranges (
+    chain_id BIGINT NOT NULL,
+    start_block BIGINT NOT NULL,
+    end_block BIGINT,
+    next_block BIGINT NOT NULL,
+    PRIMARY KEY (chain_id, start_block))"""
 
 TABLES: tuple[str, ...] = (
     # Key/value facts of the store itself: schema version, the page-token signing secret.
@@ -280,6 +290,7 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
+    BACKFILL_RANGES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -338,6 +349,7 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
+    18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

@@ -5,12 +5,12 @@ so replaying a batch after a crash gives exactly the same rows."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
 
-from snowfield.store import block_writes, sql, token_balances, token_queries
+from snowfield.store import backfill_ranges, block_writes, sql, token_balances, token_queries
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
 from snowfield.store.documents import ERC_TYPES
@@ -95,16 +95,27 @@ def block_hash(db: Database, chain_id: int, number: int) -> str | None:
     return None if row is None else str(row[0])
 
 
-def known_tokens(db: Database, chain_id: int, addresses: Iterable[str]) -> set[str]:
-    """Which of these addresses already have a `tokens` row (so need no detection calls)."""
-    return set(token_queries.tokens(db, chain_id, addresses))
+def known_tokens(
+    db: Database, chain_id: int, addresses: Iterable[str], seen: Mapping[str, int] | None = None
+) -> set[str]:
+    """Which of these addresses already have a `tokens` row (so need no detection calls); with
+    `seen` (address -> the block it is seen at), only rows first seen no later than that.
+    A row first seen later exists only in a parallel backfill (another worker's later range
+    wrote it): detected here again, it moves back to this first sighting."""
+    found = token_queries.tokens(db, chain_id, addresses)
+    return {a for a, t in found.items() if seen is None or t.first_block <= seen[a]}
 
 
 def known_nfts(
-    db: Database, chain_id: int, keys: Iterable[tuple[str, int]]
+    db: Database,
+    chain_id: int,
+    keys: Iterable[tuple[str, int]],
+    seen: Mapping[tuple[str, int], int] | None = None,
 ) -> set[tuple[str, int]]:
-    """Which (token, token id) pairs already have an `nfts` row."""
-    return set(token_queries.nfts(db, chain_id, keys))
+    """Which (token, token id) pairs already have an `nfts` row (first seen no later than
+    `seen` says, as known_tokens)."""
+    found = token_queries.nfts(db, chain_id, keys)
+    return {k for k, n in found.items() if seen is None or n.first_block <= seen[k]}
 
 
 def write_batch(
@@ -116,14 +127,19 @@ def write_batch(
     *,
     rollups: Rollups | None = None,
     clock: Callable[[], float] = time.time,
+    range_start: int | None = None,
 ) -> None:
     """Writes consecutive blocks and moves the checkpoint to the last, atomically; with
-    `rollups` (the indexer's rollup math) the metrics rollups move in the same transaction."""
+    `rollups` (the indexer's rollup math) the metrics rollups move in the same transaction.
+    With `range_start`, the blocks belong to that claimed range of a parallel backfill
+    (store/backfill_ranges.py): the range's progress moves, and the checkpoint only as far as
+    every range below is written."""
     if not bundles:
         return
     documents = batch_documents(db, chain_id, bundles, tokens, nfts)  # reads only
+    first = bundles[0].block.number
     named = {t.address for t in tokens if t.erc_type in ERC_TYPES}
-    new_tokens = sorted(named - known_tokens(db, chain_id, named))
+    new_tokens = sorted(named - known_tokens(db, chain_id, named, dict.fromkeys(named, first)))
     with db.transaction() as w:
         if rollups is not None:
             rollup_tables.add_batch(w, chain_id, bundles, rollups, int(clock()))
@@ -133,10 +149,16 @@ def write_batch(
         _index_icm_addresses(w, bundles)
         _insert_balances(w, [b for bundle in bundles for b in bundle.balances])
         _insert_tokens(w, tokens)
-        forget_naming(w, chain_id, new_tokens, bundles[0].block.number)
+        forget_naming(w, chain_id, new_tokens, first)
         _insert_nfts(w, nfts)
         _move_owners(w, chain_id, [t for b in bundles for t in b.transfers])
         last = bundles[-1].block
+        if range_start is not None:
+            # Other workers may have rendered later blocks naming these tokens before their
+            # facts were stored: those documents render from the rows again.
+            _forget_naming_after(w, chain_id, new_tokens, last.number)
+            backfill_ranges.advance(w, chain_id, range_start, last.number)
+            return
         w.execute(
             "INSERT INTO checkpoints (chain_id, height, hash) VALUES (?, ?, ?)"
             " ON CONFLICT (chain_id) DO UPDATE SET height = excluded.height, hash = excluded.hash",
@@ -223,10 +245,29 @@ def _insert_balances(w: Writer, balances: Sequence[BalanceRow]) -> None:
     )
 
 
+def _forget_naming_after(w: Writer, chain_id: int, addresses: Sequence[str], last: int) -> None:
+    """As read_model.forget_naming, for the documents of blocks after `last`."""
+    for address in addresses:
+        involved = (
+            "(block_number, tx_index) IN (SELECT block_number, tx_index FROM address_txs"
+            " WHERE chain_id = ? AND address = ? AND block_number > ?)"
+        )
+        params = (chain_id, chain_id, address, last)
+        for table in ("transactions", "address_txs"):
+            w.execute(
+                f"UPDATE {table} SET document = NULL WHERE chain_id = ? AND {involved}", params
+            )
+
+
 def _insert_tokens(w: Writer, tokens: Sequence[TokenRow]) -> None:
+    # A row first seen later than this one (a parallel backfill's later range) takes this one's
+    # facts: the first sighting decides, as it does for one process reading in order.
     w.executemany(
         "INSERT INTO tokens (chain_id, address, erc_type, name, symbol, decimals, first_block)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chain_id, address) DO NOTHING",
+        " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chain_id, address) DO UPDATE SET"
+        " erc_type = excluded.erc_type, name = excluded.name, symbol = excluded.symbol,"
+        " decimals = excluded.decimals, first_block = excluded.first_block"
+        " WHERE excluded.first_block < tokens.first_block",
         [
             (t.chain_id, t.address, t.erc_type, t.name, t.symbol, t.decimals, t.first_block)
             for t in tokens
@@ -238,7 +279,10 @@ def _insert_nfts(w: Writer, nfts: Sequence[NftRow]) -> None:
     w.executemany(
         "INSERT INTO nfts (chain_id, token, token_id, erc_type, token_uri, index_status, metadata,"
         " metadata_updated, first_block) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, token, token_id) DO NOTHING",
+        " ON CONFLICT (chain_id, token, token_id) DO UPDATE SET erc_type = excluded.erc_type,"
+        " token_uri = excluded.token_uri, index_status = excluded.index_status,"
+        " metadata = excluded.metadata, metadata_updated = excluded.metadata_updated,"
+        " first_block = excluded.first_block WHERE excluded.first_block < nfts.first_block",
         [
             (
                 n.chain_id,
@@ -307,6 +351,7 @@ def unwind(
             (chain_id, height, *ICM_NAMING_KINDS),
         )
         token_balances.unwind(w, chain_id, height)  # reads the transfers about to go
+        backfill_ranges.unwind(w, chain_id, height)
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)
