@@ -35,7 +35,7 @@ def serve(settings: ServeSettings) -> None:
 
 
 async def _run_serve(settings: ServeSettings) -> None:
-    db = await migrated(settings.db)
+    db = await migrated(settings.db, settings.db_read)
     server = uvicorn.Server(
         server_config(
             data_app(db, settings),

@@ -71,11 +71,13 @@ def stop_event() -> asyncio.Event:
     return stop
 
 
-async def migrated(url: str) -> Database:
-    """The service's database, its schema brought up to date."""
+async def migrated(url: str, read_url: str | None = None) -> Database:
+    """The service's database, its schema brought up to date; with `read_url`, reads go to
+    that replica of it."""
     from snowfield.store.database import Database
+    from snowfield.store.replica import ReplicaReads
 
-    db = Database(url)
+    db = Database(url) if read_url is None else ReplicaReads(url, read_url)
     await asyncio.to_thread(db.migrate)
     return db
 

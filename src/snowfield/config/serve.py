@@ -17,6 +17,12 @@ class ServeSettings:
     host: str = setting("127.0.0.1", "Address the data API listens on.", env="SNOWFIELD_API_HOST")
     port: int = setting(8080, "Port of the data API.", env="SNOWFIELD_API_PORT", min=1, max=65535)
     db: str = shared.db()
+    db_read: str | None = setting(
+        None,
+        "PostgreSQL URL of a read replica of --db: the APIs read from it and write (keys,"
+        " usage) to --db; while it does not answer, they read from --db.",
+        doc="See [operations](operations.md#add-a-read-replica).",
+    )
     redis: str | None = setting(
         None,
         "Redis URL (redis://host:port/db) for rate limits shared by several API processes;"

@@ -114,6 +114,16 @@ class Database:
             conn.execute(f'SET search_path TO "{self.url.schema}"')
         return conn
 
+    def discard_connection(self) -> None:
+        """Closes this thread's connection (broken, say); the next statement opens another."""
+        conn = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if conn is not None:
+            with self._lock:
+                self._all = [c for c in self._all if c is not conn]
+            with contextlib.suppress(Exception):
+                conn.close()
+
     def session(self) -> Any:
         """A connection of its own, outside the per-thread ones, for state that lives as long
         as a session does (advisory locks); the caller closes it."""
