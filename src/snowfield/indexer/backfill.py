@@ -40,6 +40,7 @@ async def run(
             "planned blocks %d-%d of chain %s in ranges of %d", first, last, chain_id, range_blocks
         )
     ranges.rollups = head.rollups = None  # built once, in order, when the plan is finished
+    ranges.token_balances.unknown_from_node = True  # a range starts mid-history
     async with asyncio.TaskGroup() as group:
         group.create_task(work_ranges(ranges, stop, poll))
         if follow:

@@ -63,6 +63,9 @@ class TokenBalanceTracker:
         # key -> (block, balance) of its last touch in a batch computed but perhaps not yet
         # written: the next batch starts from here, not from the store (indexer pipeline).
         self._recent: dict[TokenKey, tuple[int, int]] = {}
+        # A key with no row before the batch starts at 0 when the index is read from genesis
+        # in order; a parallel backfill's range starts mid-history: the node says where.
+        self.unknown_from_node = False
 
     def settle(self, height: int) -> None:
         """The batches up to `height` are written: their balances are read back from there."""
@@ -107,6 +110,12 @@ class TokenBalanceTracker:
         rest = [k for k in keys if k not in recent]
         stored = await asyncio.to_thread(balances_before, self.db, self.chain_id, rest, first)
         stored.update(recent)
+        missing = [k for k in keys if k not in stored]
+        if self.unknown_from_node and missing and first > 0:
+            answers = await self.calls.eth_calls([_call(k, first - 1) for k in missing])
+            for key, answer in zip(missing, answers, strict=True):
+                if answer is not None and (value := as_uint(answer)) is not None:
+                    stored[key] = value
         return stored
 
     async def _fetch(

@@ -1,0 +1,285 @@
+"""The scale path on PostgreSQL, each figure a ratio to its baseline measured in the same run.
+
+1. Parallel backfill (`--part backfill`): a devnet in its own process with demo traffic and
+   `--blocks` more blocks of transfers; the node's raw batched-fetch ceiling (blocks, receipts
+   and traces fetched as the indexer fetches them, nothing written) against `snowfield index
+   --parallel-backfill` with 1, 2 and 4 worker processes into a fresh PostgreSQL schema each:
+   blocks/s, as a share of the ceiling and against 1 worker.
+2. Size (`--part size`): PostgreSQL stores of synthetic rows written through the project's
+   writer (`write_batch`, bench/api.py's generator: hot token and router contracts, ERC-20
+   transfers, internal calls, one address with the same 1,000 transactions at every size), of
+   `--transactions` and of a tenth of it (the baseline); p50 and p99 of operation 5, the native
+   and ERC-20 balance operations and `transactions/{txHash}`, large over small (targets: p50
+   <= 1.2x, p99 <= 1.5x); the store's size per million transactions beside the SQLite store's
+   of the baseline size.
+
+The stores are kept in PostgreSQL schemas named after their size and reused. Loopback only;
+every loop is bounded in count and time. `--transactions 10000000` is the issue's size (hours
+of writing on one core); the figures in docs/operations.md come from much smaller runs.
+
+    python bench/scale.py [--part all|backfill|size] [--transactions 200000] [--blocks 300]
+                          [--workers 1 2 4] [--pg postgresql://127.0.0.1:5432/test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+import httpx
+import psycopg
+
+from snowfield.api.app import create_data_app
+from snowfield.api.gate import RatePolicy
+from snowfield.cli.compose import data_api_error
+from snowfield.store.database import Database
+from snowfield.store.rows import ChainRow
+from snowfield.store.writes import upsert_chain, write_batch
+from snowfield.testing import DevnetProcess, free_port, run_demo_rounds, serve_asgi
+
+HERE = Path(__file__).resolve().parent
+RUN_LIMIT = 1_800.0  # seconds for one backfill run or one store build
+ROUNDS, PER_ROUND = 5, 40  # latency: sizes interleave each round
+P50_FLAT, P99_FLAT = 1.2, 1.5
+UNLIMITED = 10**12
+
+
+def _api_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("api_bench", HERE / "api.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["api_bench"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _schema_url(pg: str, schema: str) -> str:
+    return f"{pg}?schema={schema}"
+
+
+def _drop(pg: str, schema: str) -> None:
+    with psycopg.connect(pg, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+# -- 1. parallel backfill ---------------------------------------------------------------------
+
+
+def traffic(rpc: str, rounds: int, blocks: int) -> int:
+    """Demo traffic, then `blocks` transfers each in its own block; the head."""
+    from eth_account import Account
+
+    from snowfield.rpc.client import RpcClient
+    from snowfield.testing import DEV_KEYS
+
+    run_demo_rounds(rpc, rounds)
+
+    async def send() -> int:
+        key = DEV_KEYS[0]
+        sender = Account.from_key(key).address
+        async with RpcClient(rpc) as client:
+            nonce = int(await client.call("eth_getTransactionCount", sender, "latest"), 16)
+            for i in range(blocks):
+                tx = {"to": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "value": 1 + i,
+                      "gas": 21_000, "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 10**9,
+                      "nonce": nonce + i, "chainId": 43112, "type": 2}  # fmt: skip
+                raw = "0x" + bytes(Account.sign_transaction(tx, key).raw_transaction).hex()
+                await client.call("eth_sendRawTransaction", raw)
+            return int(await client.call("eth_blockNumber"), 16)
+
+    return asyncio.run(send())
+
+
+def fetch_ceiling(rpc: str, head: int, batch: int) -> float:
+    """Blocks/s of fetching 0..head as the indexer does (batched, concurrent), writing nothing."""
+    from snowfield.indexer.calls import Calls
+    from snowfield.indexer.source import NodeSource
+    from snowfield.rpc.client import RpcClient
+
+    async def go() -> float:
+        async with RpcClient(rpc, retries=5) as client:
+            source = NodeSource(Calls(client), "auto")
+            began = time.perf_counter()
+            for start in range(0, head + 1, batch):
+                got = await source.blocks(list(range(start, min(head, start + batch - 1) + 1)))
+                assert got, start
+            return (head + 1) / (time.perf_counter() - began)
+
+    return asyncio.run(go())
+
+
+def backfill(rpc: str, pg: str, head: int, workers: int, batch: int) -> float:
+    """Blocks/s of `workers` parallel-backfill processes from nothing to `head`."""
+    schema = f"bench_backfill_{workers}_{time.monotonic_ns()}"
+    url = _schema_url(pg, schema)
+    Database(url).migrate()
+    argv = [sys.executable, "-m", "snowfield", "index", "--rpc", rpc, "--db", url,
+            "--until", str(head), "--batch-blocks", str(batch),
+            "--backfill-range-blocks", str(batch * 2), "--parallel-backfill",
+            "--no-discover", "--log-level", "warn"]  # fmt: skip
+    try:
+        began = time.perf_counter()
+        procs = [subprocess.Popen(argv, stderr=subprocess.PIPE) for _ in range(workers)]
+        for proc in procs:
+            _, err = proc.communicate(timeout=RUN_LIMIT)
+            if proc.returncode != 0:
+                raise SystemExit(err.decode(errors="replace")[-2000:])
+        elapsed = time.perf_counter() - began
+        db = Database(url)
+        row = db.query_one("SELECT height FROM checkpoints WHERE chain_id = 43112")
+        db.close()
+        assert row is not None and int(row[0]) == head, row
+        return (head + 1) / elapsed
+    finally:
+        _drop(pg, schema)
+
+
+def run_backfill(pg: str, rounds: int, blocks: int, workers: Sequence[int], batch: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        node = DevnetProcess(Path(tmp) / "devnet", free_port())
+        node.start()
+        try:
+            head = traffic(node.rpc, rounds, blocks)
+            print(f"devnet: {head + 1} blocks (demo rounds {rounds}, {blocks} transfer blocks)")
+            ceiling = fetch_ceiling(node.rpc, head, batch)
+            print(f"  raw batched fetch (ceiling): {ceiling:8.1f} blocks/s")
+            one = None
+            for count in workers:
+                rate = backfill(node.rpc, pg, head, count, batch)
+                one = one or rate
+                print(f"  {count} worker(s): {rate:8.1f} blocks/s = {rate / ceiling:5.2f}x the"
+                      f" ceiling, {rate / one:5.2f}x 1 worker", flush=True)  # fmt: skip
+        finally:
+            node.stop()
+
+
+# -- 2. size --------------------------------------------------------------------------------
+
+
+def store(ab: ModuleType, pg: str, size: int) -> Database:
+    """The PostgreSQL store of `size` body transactions, built when missing."""
+    schema = f"bench_scale_{size}_g{ab.GENERATOR_VERSION}"
+    db = Database(_schema_url(pg, schema), query_timeout=300)
+    db.migrate()
+    if db.meta("bench_scale_built") == str(size):
+        print(f"  {size:>11,} transactions: cached in schema {schema}")
+        return db
+    if size % (ab.PER_BLOCK * ab.BLOCKS_PER_BATCH) or size % ab.TARGET_TXS:
+        raise SystemExit(f"sizes must be multiples of {ab.PER_BLOCK * ab.BLOCKS_PER_BATCH:,}")
+    upsert_chain(db, ChainRow(ab.CHAIN_ID, "Bench C-Chain", "local", "http://127.0.0.1:9650/rpc",
+                              description="synthetic rows of bench/scale.py"))  # fmt: skip
+    first, tokens = ab.genesis()
+    write_batch(db, ab.CHAIN_ID, [first], tokens)
+    rng = random.Random(size)
+    began = time.monotonic()
+    for start in range(1, size // ab.PER_BLOCK + 1, ab.BLOCKS_PER_BATCH):
+        write_batch(db, ab.CHAIN_ID, ab.body_blocks(size, start, ab.BLOCKS_PER_BATCH, rng))
+        done = (start + ab.BLOCKS_PER_BATCH - 1) * ab.PER_BLOCK
+        if time.monotonic() - began > RUN_LIMIT:
+            raise SystemExit(f"building {size:,} took over {RUN_LIMIT:.0f} s; aborted")
+        print(f"  {size:>11,} transactions: {done / size:4.0%} in"
+              f" {time.monotonic() - began:.0f} s", flush=True)  # fmt: skip
+    with db.transaction() as w:
+        w.execute("ANALYZE")
+        w.execute("INSERT INTO meta (key, value) VALUES ('bench_scale_built', ?)", (str(size),))
+    return db
+
+
+def pg_bytes(db: Database) -> int:
+    row = db.query_one(
+        "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c"
+        " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'",
+        (db.url.schema,),
+    )
+    return int(row[0]) if row else 0
+
+
+def paths(ab: ModuleType, size: int, rng: random.Random) -> dict[str, list[str]]:
+    base = f"/v1/chains/{ab.CHAIN_ID}"
+    who = f"{base}/addresses/{ab.TARGET}"
+    sample = rng.sample(range(ab.TARGET_TXS, size), PER_ROUND)
+    return {
+        "operation 5": [f"{who}/transactions?pageSize=10"],
+        "balances:getNative": [f"{who}/balances:getNative"],
+        "balances:listErc20": [f"{who}/balances:listErc20?pageSize=10"],
+        "transactions/{txHash}": [f"{base}/transactions/{ab._hash(1, g)}" for g in sample],
+    }
+
+
+def timed(client: httpx.Client, path: str) -> float:
+    began = time.perf_counter()
+    reply = client.get(path)
+    elapsed = time.perf_counter() - began
+    if reply.status_code != 200:
+        raise SystemExit(f"{path}: {reply.status_code} {reply.text[:300]}")
+    return elapsed
+
+
+def run_size(pg: str, size: int) -> None:
+    ab = _api_bench()
+    unit = ab.PER_BLOCK * ab.BLOCKS_PER_BATCH
+    small = max(unit, size // 10 // unit * unit)
+    sizes = (small, size)
+    stores = {n: store(ab, pg, n) for n in sizes}
+    rng = random.Random(7)
+    samples: dict[tuple[int, str], list[float]] = {}
+    policy = RatePolicy(UNLIMITED, UNLIMITED)
+    apps = {n: create_data_app(db, policy=policy) for n, db in stores.items()}
+    with (
+        serve_asgi(apps[small], name="small", render=data_api_error) as a,
+        serve_asgi(apps[size], name="large", render=data_api_error) as b,
+    ):
+        bases = {small: a, size: b}
+        for _ in range(ROUNDS):
+            for n in sizes:
+                with httpx.Client(base_url=bases[n], timeout=60) as client:
+                    for op, urls in paths(ab, n, rng).items():
+                        timed(client, urls[0])  # warm the connection and the plan
+                        found = samples.setdefault((n, op), [])
+                        found.extend(timed(client, urls[i % len(urls)]) for i in range(PER_ROUND))
+    print(f"latency, {size:,} over {small:,} transactions (targets p50 <= {P50_FLAT}x,"
+          f" p99 <= {P99_FLAT}x):")  # fmt: skip
+    for op in paths(ab, small, rng):
+        q = {n: statistics.quantiles(samples[(n, op)], n=100, method="inclusive") for n in sizes}
+        p50 = {n: statistics.median(samples[(n, op)]) for n in sizes}
+        print(f"  {op:<24} p50 {p50[small] * 1e3:6.2f} -> {p50[size] * 1e3:6.2f} ms"
+              f" = {p50[size] / p50[small]:4.2f}x   p99 {q[small][98] * 1e3:6.2f} ->"
+              f" {q[size][98] * 1e3:6.2f} ms = {q[size][98] / q[small][98]:4.2f}x")  # fmt: skip
+    sqlite = ab.database(small)
+    for n in sizes:
+        print(f"  PostgreSQL store: {pg_bytes(stores[n]) / 2**20 / (n / 1e6):8.0f} MiB per million"
+              f" transactions at {n:,}")  # fmt: skip
+    print(f"  SQLite store:     {sqlite.stat().st_size / 2**20 / (small / 1e6):8.0f} MiB per"
+          f" million transactions at {small:,} (bench/api.py's file)")  # fmt: skip
+    for db in stores.values():
+        db.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=("all", "backfill", "size"), default="all")
+    parser.add_argument("--transactions", type=int, default=200_000, help="the large store")
+    parser.add_argument("--blocks", type=int, default=300, help="transfer blocks to backfill")
+    parser.add_argument("--rounds", type=int, default=2, help="demo traffic rounds")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--batch-blocks", type=int, default=25)
+    parser.add_argument("--pg", default="postgresql://127.0.0.1:5432/test")
+    args = parser.parse_args()
+    if args.part in ("all", "backfill"):
+        run_backfill(args.pg, args.rounds, args.blocks, args.workers, args.batch_blocks)
+    if args.part in ("all", "size"):
+        run_size(args.pg, args.transactions)
+
+
+if __name__ == "__main__":
+    main()
