@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +126,56 @@ def test_killed_worker_loses_and_duplicates_nothing(pg_urls: tuple[str, str]) ->
                 pairs = zip(documents[table], reference_docs[table], strict=True)
                 differing = [(d, r) for d, r in pairs if d is not None and r is not None and d != r]
                 assert not differing, (table, differing[:2])
+
+
+def test_one_worker_follows_the_head_and_finishes_the_plan(pg_urls: tuple[str, str]) -> None:
+    reference_url, parallel_url = pg_urls
+    with serve_devnet() as node:
+        run_demo_rounds(node.rpc, 1)
+        with open_database(parallel_url) as db:
+            argv = ["--poll-interval", "0.1"]
+            procs = [follower(node.rpc, parallel_url, argv) for _ in range(2)]
+            try:
+                head = int(rpc_reply(node.rpc, "eth_blockNumber")["result"], 16)
+                wait_for(lambda: _height(db) >= head and not backfill_ranges.ranges(db, CHAIN))
+                # New blocks past the plan: the head follower indexes them.
+                run_demo_rounds(node.rpc, 1)
+                head = int(rpc_reply(node.rpc, "eth_blockNumber")["result"], 16)
+                wait_for(lambda: _height(db) >= head)
+            finally:
+                for proc in procs:
+                    proc.terminate()
+                    _, err = proc.communicate(timeout=60)
+                    assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
+            rows, documents = split_documents(db)
+        with open_database(reference_url) as ref:
+            index_node(ref, node.rpc, until=head, batch_blocks=2)
+            reference, reference_docs = split_documents(ref)
+    for table in (*INDEXED, *ROLLUPS):
+        assert rows[table] == reference[table], table
+    for table in DOCUMENTED:
+        pairs = zip(documents[table], reference_docs[table], strict=True)
+        assert all(d is None or r is None or d == r for d, r in pairs), table
+
+
+def follower(rpc: str, url: str, extra: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            sys.executable, "-m", "snowfield", "index", "--rpc", rpc, "--db", url,
+            "--batch-blocks", "2", "--backfill-range-blocks", "6", "--parallel-backfill",
+            "--no-discover", "--rpc-concurrency", "1", "--log-level", "warn", *extra,
+        ],
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def _height(db: Database) -> int:
+    cp = writes.checkpoint(db, CHAIN)
+    return -1 if cp is None else cp[0]
+
+
+def wait_for(done: Callable[[], bool], limit: float = 180) -> None:
+    deadline = time.monotonic() + limit
+    while not done():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
