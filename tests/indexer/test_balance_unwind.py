@@ -16,6 +16,7 @@ from snowfield.store.dump import dump
 from snowfield.store.rows import ERC20, ERC1155
 from snowfield.testing import RunningNode, index_node, open_database, run_demo_rounds, serve_devnet
 from snowfield.workload.contracts import call_data
+from tests.api.conftest import api_client
 from tests.conftest import _url
 from tests.helpers import rpc_reply, signed_transfer
 
@@ -74,7 +75,30 @@ def test_an_unwind_leaves_no_stale_balance(db: Database, tmp_path: Path) -> None
         assert w3.eth.get_balance(Web3.to_checksum_address(X)) == 0
         assert _holdings(db, Y) == {(ERC20, snow, None): 7 * 10**18, (ERC1155, multi, 2): 4}
         assert balance_queries.native_balance_at(db, CHAIN, Y, None) == 4 * 10**14
+        _served_balances_are_the_nodes(db, w3, fork, head, X, Y)
         forked = dump(db)
         with open_database(_url(db.dialect, tmp_path / "straight")) as straight:
             index_node(straight, node.rpc)
             assert dump(straight) == forked
+
+
+def _served_balances_are_the_nodes(
+    db: Database, w3: Web3, fork: int, head: int, *addresses: str
+) -> None:
+    """Through the data API, at every height from the fork to the head: each address's native
+    balance is the node's, and the undone branch left no token balance behind."""
+    base = f"/v1/chains/{CHAIN}/addresses"
+    with api_client(db) as client:
+        for height in range(fork, head + 1):
+            at = {"blockNumber": str(height)}
+            for address in addresses:
+                native = client.get(f"{base}/{address}/balances:getNative", params=at).json()
+                node = w3.eth.get_balance(Web3.to_checksum_address(address), height)
+                assert native["nativeTokenBalance"]["balance"] == str(node), (address, height)
+            erc20 = client.get(
+                f"{base}/{X}/balances:listErc20", params={**at, "filterSpamTokens": "false"}
+            ).json()
+            held = client.get(f"{base}/{X}/balances:listCollectibles", params=at).json()
+            assert erc20["erc20TokenBalances"] == held["collectibleBalances"] == []
+        beyond = client.get(f"{base}/{X}/balances:getNative", params={"blockNumber": head + 1})
+        assert beyond.status_code == 400
