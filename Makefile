@@ -38,6 +38,7 @@ bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run besi
 	$(BIN)/python bench/metrics.py
 	$(BIN)/python bench/api.py
 	$(BIN)/python bench/evm_views.py
+	$(BIN)/python bench/evm_balances.py
 	$(BIN)/python bench/pchain.py
 	$(BIN)/python bench/exchange.py
 	$(BIN)/python bench/aggregator.py

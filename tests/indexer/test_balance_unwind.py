@@ -13,9 +13,11 @@ from web3 import Web3
 from snowfield.store import balance_queries
 from snowfield.store.database import Database
 from snowfield.store.dump import dump
-from snowfield.store.rows import ERC20, ERC1155
+from snowfield.store.rows import ERC20, ERC1155, ChainRow
+from snowfield.store.writes import upsert_chain
 from snowfield.testing import RunningNode, index_node, open_database, run_demo_rounds, serve_devnet
 from snowfield.workload.contracts import call_data
+from tests.api.conftest import api_client
 from tests.conftest import _url
 from tests.helpers import rpc_reply, signed_transfer
 
@@ -78,3 +80,30 @@ def test_an_unwind_leaves_no_stale_balance(db: Database, tmp_path: Path) -> None
         with open_database(_url(db.dialect, tmp_path / "straight")) as straight:
             index_node(straight, node.rpc)
             assert dump(straight) == forked
+        # The API serves a chain it lists (after the dump: the chain row is not the index's).
+        upsert_chain(db, ChainRow(CHAIN, "C-Chain", "local", node.rpc))
+        _served_balances_are_the_nodes(db, w3, fork, head, X, Y)
+
+
+def _served_balances_are_the_nodes(
+    db: Database, w3: Web3, fork: int, head: int, *addresses: str
+) -> None:
+    """Through the data API, at every height from the fork to the head: each address's native
+    balance is the node's, and the undone branch left no token balance behind."""
+    base = f"/v1/chains/{CHAIN}/addresses"
+    with api_client(db) as client:
+        for height in range(fork, head + 1):
+            at = {"blockNumber": str(height)}
+            for address in addresses:
+                reply = client.get(f"{base}/{address}/balances:getNative", params=at)
+                assert reply.status_code == 200, reply.text
+                native = reply.json()
+                node = w3.eth.get_balance(Web3.to_checksum_address(address), height)
+                assert native["nativeTokenBalance"]["balance"] == str(node), (address, height)
+            erc20 = client.get(
+                f"{base}/{X}/balances:listErc20", params={**at, "filterSpamTokens": "false"}
+            ).json()
+            held = client.get(f"{base}/{X}/balances:listCollectibles", params=at).json()
+            assert erc20["erc20TokenBalances"] == held["collectibleBalances"] == []
+        beyond = client.get(f"{base}/{X}/balances:getNative", params={"blockNumber": head + 1})
+        assert beyond.status_code == 400

@@ -11,7 +11,18 @@ from starlette.types import ASGIApp
 from snowfield.aggregator.service import AggregatorService as SignatureService
 from snowfield.api import icm, signatures
 from snowfield.api.errors import send_error
-from snowfield.api.evm import addresses, blocks, chains, contracts, feeds, nfts, transactions
+from snowfield.api.evm import (
+    address_chains,
+    address_history,
+    addresses,
+    balances,
+    blocks,
+    chains,
+    contracts,
+    feeds,
+    nfts,
+    transactions,
+)
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Context, NetworkCache, Operation, Services
@@ -28,6 +39,9 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *chains.OPERATIONS,
     *contracts.OPERATIONS,
     *addresses.OPERATIONS,
+    *balances.OPERATIONS,
+    *address_history.OPERATIONS,
+    *address_chains.OPERATIONS,
     *blocks.OPERATIONS,
     *transactions.OPERATIONS,
     *feeds.OPERATIONS,

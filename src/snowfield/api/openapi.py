@@ -7,6 +7,7 @@ from http import HTTPStatus
 from typing import Any
 
 from snowfield.api.errors import ERROR_STATUSES
+from snowfield.api.evm.balance_schemas import BALANCE_COMPONENTS
 from snowfield.api.evm.view_schemas import VIEW_COMPONENTS
 from snowfield.api.operation import Operation
 from snowfield.api.params import Param
@@ -79,7 +80,7 @@ def openapi_document(
         "info": {"title": title, "version": version},
         "paths": paths,
         "components": {
-            "schemas": {**COMPONENTS, **VIEW_COMPONENTS},
+            "schemas": {**COMPONENTS, **VIEW_COMPONENTS, **BALANCE_COMPONENTS},
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
             },

@@ -58,9 +58,13 @@ def erc20_balances(
     contracts: Sequence[str] | None,
     after: Key | None,
     limit: int,
+    named_only: bool = False,
 ) -> Page[TokenBalance]:
-    """ERC-20 balances, by token address; `contracts` keeps those tokens only."""
-    return _balances(db, chain_id, holder, (ERC20, ERC20), block, contracts, after, limit)
+    """ERC-20 balances, by token address; `contracts` keeps those tokens only; `named_only`
+    keeps those whose contract answered a non-empty name() and symbol() (the API's spam rule)."""
+    return _balances(
+        db, chain_id, holder, (ERC20, ERC20), block, contracts, after, limit, named_only
+    )
 
 
 def erc721_balances(
@@ -117,8 +121,14 @@ def _balances(
     contracts: Sequence[str] | None,
     after: Key | None,
     limit: int,
+    named_only: bool = False,
 ) -> Page[TokenBalance]:
     where, params = " AND c.kind BETWEEN ? AND ?", list[Any](kinds)
+    if named_only:  # NULL <> '' is not true: a missing name or symbol fails too
+        where += (
+            " AND EXISTS (SELECT 1 FROM tokens t WHERE t.chain_id = c.chain_id"
+            " AND t.address = c.token AND t.name <> '' AND t.symbol <> '')"
+        )
     if contracts is not None:
         if not contracts:
             return Page([], None)

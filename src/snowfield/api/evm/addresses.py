@@ -47,7 +47,8 @@ class Listing:
         }
 
 
-def _listing(ctx: Context, chain: ChainRow) -> Listing:
+def listing_of(ctx: Context, chain: ChainRow) -> Listing:
+    """The listing a request names (startBlock, endBlock, sortOrder, paging)."""
     a = ctx.args
     start, end = a.get("startBlock"), a.get("endBlock")
     if start is not None and end is not None and end < start:
@@ -111,7 +112,7 @@ def _rendered_transactions(db: Database, q: Listing) -> tuple[list[Json], Page[A
     return items, page
 
 
-def _transfers(db: Database, q: Listing, erc_type: str) -> tuple[list[Json], Page[Any]]:
+def transfers_page(db: Database, q: Listing, erc_type: str) -> tuple[list[Json], Page[Any]]:
     page = evm_queries.address_transfers(
         db,
         q.chain_id,
@@ -131,20 +132,20 @@ def _transfers(db: Database, q: Listing, erc_type: str) -> tuple[list[Json], Pag
 
 
 async def list_transactions(ctx: Context) -> Json:
-    listing = _listing(ctx, await ctx.chain())
+    listing = listing_of(ctx, await ctx.chain())
     items, page = await ctx.run(_transactions, ctx.db, listing)
     return {"transactions": items, **ctx.next_page(page)}
 
 
 async def list_erc20(ctx: Context) -> Json:
-    listing = _listing(ctx, await ctx.chain())
-    items, page = await ctx.run(_transfers, ctx.db, listing, "ERC-20")
+    listing = listing_of(ctx, await ctx.chain())
+    items, page = await ctx.run(transfers_page, ctx.db, listing, "ERC-20")
     return {"transactions": items, **ctx.next_page(page)}
 
 
 async def list_erc721(ctx: Context) -> Json:
-    listing = _listing(ctx, await ctx.chain())
-    items, page = await ctx.run(_transfers, ctx.db, listing, "ERC-721")
+    listing = listing_of(ctx, await ctx.chain())
+    items, page = await ctx.run(transfers_page, ctx.db, listing, "ERC-721")
     return {"transactions": items, **ctx.next_page(page)}
 
 
