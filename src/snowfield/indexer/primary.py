@@ -31,6 +31,7 @@ from snowfield.indexer.primary_extraction import (
     InlineExtraction,
     ProcessExtraction,
 )
+from snowfield.indexer.validator_observer import ValidatorObserver
 from snowfield.rpc.client import RpcClient, RpcError
 from snowfield.store import primary, primary_queries, vertices
 from snowfield.store.database import Database
@@ -238,6 +239,7 @@ class PrimaryIndexer:
         self.process_backlog = process_backlog  # extract in a worker from this many on
         self.network: primary.PrimaryNetwork | None = None
         self.addresses: Addresses | None = None
+        self.observer = ValidatorObserver(source.platform, source.info)
 
     async def prepare(self) -> primary.PrimaryNetwork:
         if self.network is None:
@@ -288,6 +290,7 @@ class PrimaryIndexer:
             await self._genesis(net.pchain)
         now = await self.source.chain_time()
         await asyncio.to_thread(primary.record_chain_time, self.db, net.pchain, now)
+        await self.observer.maybe_observe(self.db, net.pchain)
         if net.xchain is not None:
             await self._sync_vertices(net.xchain)
         return start

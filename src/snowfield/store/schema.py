@@ -28,8 +28,13 @@ from snowfield.store.primary_schema import (
     PRIMARY_TABLES,
     fill_staker_owners,
 )
+from snowfield.store.validator_schema import (
+    NETWORK_INDEXES,
+    P_BLOCK_DETAILS,
+    VALIDATOR_STATE_TABLES,
+)
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 14
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -280,6 +285,9 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
+    *P_BLOCK_DETAILS,
+    *VALIDATOR_STATE_TABLES,
+    *NETWORK_INDEXES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -338,6 +346,9 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
+    # The P-Chain's blocks, validators and L1 validators (issue 30, part 2). Blocks indexed
+    # before have no details row: they are not listed by the block operations.
+    14: (*P_BLOCK_DETAILS, *VALIDATOR_STATE_TABLES, *NETWORK_INDEXES),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
