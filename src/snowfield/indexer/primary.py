@@ -23,7 +23,12 @@ from snowfield.formats.ids import ID
 from snowfield.formats.platform.blocks import decode_block
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import parse_rfc3339
-from snowfield.indexer.extract.platform import Addresses, genesis_rows, reward_utxo
+from snowfield.indexer.extract.platform import (
+    Addresses,
+    block_detail,
+    genesis_rows,
+    reward_utxo,
+)
 from snowfield.indexer.extract.vertices import vertex_row
 from snowfield.indexer.primary_extraction import (
     PROCESS_BACKLOG,
@@ -344,6 +349,7 @@ class PrimaryIndexer:
         parent = str(getattr(decode_block(genesis), "parent_id", ""))
         rows = genesis_rows(0, block_id, genesis_time, txs, self.addresses)
         rows.parent_id = parent
+        rows.detail = block_detail(genesis, genesis, decode_block(genesis))
         potential = {t: reward for t, (_, reward) in current.items()}
         await asyncio.to_thread(primary.write_genesis, self.db, pchain, rows, potential)
 
