@@ -62,7 +62,11 @@ class ValidatorObserver:
             if "txID" in v and "uptime" in v
         ]
         validators = [v for found in l1 for v in found]
-        amount = (int(supply["supply"]), int(supply["height"]))
+        stake = sum(
+            int(v.get("weight", 0)) + int(v.get("delegatorWeight", 0))
+            for v in current.get("validators") or ()
+        )
+        amount = (int(supply["supply"]), stake, int(supply["height"]))
         await asyncio.to_thread(validator_state.record, db, pchain, stakers, validators, amount)
 
     async def _versions(self) -> dict[str, str]:

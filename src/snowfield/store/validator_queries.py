@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from snowfield.store import sql
+from snowfield.store import sql, validator_state
 from snowfield.store.database import Database
 from snowfield.store.primary_queries import chain_time
 from snowfield.store.primary_schema import split_list
+from snowfield.store.validator_state import Observation
 
 PRIMARY_SUBNET = "11111111111111111111111111111111LpoYY"  # the primary network's subnet id
 
@@ -98,15 +99,18 @@ def stakers(
     f: StakerFilter,
     *,
     desc: bool,
-    after: tuple[int, int] | None,
+    after: tuple[int, str] | None,
     limit: int | None,
 ) -> tuple[int, list[StakerView]]:
-    """(chain time, stakers in the order of their txs (height, index)); `limit` None: every
-    one that matches (fetch limit + 1 for a page)."""
+    """(chain time, stakers by (start time, tx id): the chain's order since Durango, where a
+    staker starts at its block's time); `limit` None: every one that matches (fetch limit + 1
+    for a page)."""
     now = chain_time(db, pchain) or 0
     status = _STATUS.format(now=int(now))
     where = ["s.pchain = ?", f"s.kind IN {sql.in_list(f.kinds)}"]
     params: list[Any] = [pchain, *f.kinds]
+    if len(f.kinds) == 1:  # one kind on one subnet: a range of p_stakers_by_role, in order
+        where[1] = "s.kind = ?"
     if f.subnet_id is not None:
         where.append("s.subnet_id = ?")
         params.append(f.subnet_id)
@@ -133,10 +137,10 @@ def stakers(
             params.append(value)
     op, order = ("<", "DESC") if desc else (">", "ASC")
     if after is not None:
-        where.append(f"(t.height, t.tx_index) {op} (?, ?)")
+        where.append(f"(s.start_time, s.tx_id) {op} (?, ?)")
         params += list(after)
     text = _SELECT.format(status=status) + " WHERE " + " AND ".join(where)
-    text += f" ORDER BY t.height {order}, t.tx_index {order}"
+    text += f" ORDER BY s.start_time {order}, s.tx_id {order}"
     if limit is not None:
         text += " LIMIT ?"
         params.append(limit)
@@ -281,12 +285,36 @@ def current_totals(db: Database, pchain: str) -> tuple[StakeTotals, list[StakerV
     return totals, validators
 
 
-def active_stake(db: Database, pchain: str, subnet_id: str) -> int:
-    """The stake of the subnet's active validators and delegators (nAVAX fits a BIGINT)."""
-    now = chain_time(db, pchain) or 0
-    row = db.query_one(
-        "SELECT SUM(CAST(amount AS BIGINT)) FROM p_stakers WHERE pchain = ? AND subnet_id = ?"
-        " AND ended_tx IS NULL AND start_time <= ? AND end_time > ?",
-        (pchain, subnet_id, now, now),
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """Stakers with what their entries derive from, read in one call (one thread hop a
+    request: each hop costs the event loop a GIL hand-over)."""
+
+    now: int
+    stakers: list[StakerView]
+    delegations: list[Delegation]
+    rewards: dict[str, list[RewardUtxo]]
+    observations: dict[str, Observation]
+    current_stake: int  # the primary network's, as the node last reported it
+
+
+def measured(
+    db: Database,
+    pchain: str,
+    f: StakerFilter,
+    *,
+    desc: bool,
+    after: tuple[int, str] | None,
+    limit: int | None,
+) -> Measured:
+    now, views = stakers(db, pchain, f, desc=desc, after=after, limit=limit)
+    ids = [v.tx_id for v in views]
+    supplied = validator_state.supply(db, pchain)
+    return Measured(
+        now,
+        views,
+        delegations_to(db, pchain, [v.node_id for v in views]),
+        rewards_of(db, pchain, ids),
+        validator_state.observations(db, pchain, ids),
+        0 if supplied is None else supplied[1],
     )
-    return 0 if row is None or row[0] is None else int(row[0])

@@ -57,10 +57,16 @@ VALIDATOR_STATE_TABLES: tuple[str, ...] = (
         PRIMARY KEY (pchain, validation_id))""",
     "CREATE INDEX IF NOT EXISTS p_l1_validators_by_subnet"
     " ON p_l1_validators (pchain, subnet_id, start_time, validation_id)",
+    # The current supply (platform.getCurrentSupply) and the primary network's current stake
+    # (its validators' and delegators' weights in platform.getCurrentValidators).
     """CREATE TABLE IF NOT EXISTS p_supply (
         pchain TEXT PRIMARY KEY,
         supply TEXT NOT NULL,
+        stake TEXT NOT NULL,
         height BIGINT NOT NULL)""",
+    # Validators of one subnet (or its delegators) in start order: one index range a page.
+    "CREATE INDEX IF NOT EXISTS p_stakers_by_role"
+    " ON p_stakers (pchain, subnet_id, kind, start_time, tx_id)",
 )
 
 # A vertex by its hash is one index lookup.

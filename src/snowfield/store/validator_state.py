@@ -42,7 +42,7 @@ def record(
     pchain: str,
     stakers: Sequence[Observation],
     l1: Sequence[L1Validator],
-    supply: tuple[int, int] | None,
+    supply: tuple[int, int, int] | None,
 ) -> None:
     """Replaces the observation: the stakers and L1 validators the node lists now (an L1
     validation it no longer lists stays, at weight 0), and the supply (amount, height)."""
@@ -85,10 +85,10 @@ def record(
         )
         if supply is not None:
             w.execute(
-                "INSERT INTO p_supply (pchain, supply, height) VALUES (?, ?, ?)"
+                "INSERT INTO p_supply (pchain, supply, stake, height) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (pchain) DO UPDATE SET supply = excluded.supply,"
-                " height = excluded.height",
-                (pchain, str(supply[0]), supply[1]),
+                " stake = excluded.stake, height = excluded.height",
+                (pchain, str(supply[0]), str(supply[1]), supply[2]),
             )
 
 
@@ -110,9 +110,10 @@ def versions(db: Database, pchain: str) -> dict[str, str | None]:
     return {str(r[0]): r[1] for r in rows}
 
 
-def supply(db: Database, pchain: str) -> tuple[int, int] | None:
-    row = db.query_one("SELECT supply, height FROM p_supply WHERE pchain = ?", (pchain,))
-    return None if row is None else (int(row[0]), int(row[1]))
+def supply(db: Database, pchain: str) -> tuple[int, int, int] | None:
+    """(current supply, current primary-network stake, height) as the node last said."""
+    row = db.query_one("SELECT supply, stake, height FROM p_supply WHERE pchain = ?", (pchain,))
+    return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
 
 def l1_subnets(db: Database, pchain: str) -> list[str]:

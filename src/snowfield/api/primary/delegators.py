@@ -86,10 +86,10 @@ async def list_delegators(ctx: Context) -> Json:
     _, views = await ctx.run(
         validator_queries.stakers, ctx.db, net.pchain, f,
         desc=ctx.args["sortOrder"] == "desc",
-        after=None if after is None else (int(after[0]), int(after[1])),
+        after=None if after is None else (int(after[0]), str(after[1])),
         limit=limit + 1,
     )  # fmt: skip
-    page = page_of(views, limit, lambda v: (v.height, v.tx_index))
+    page = page_of(views, limit, lambda v: (v.start, v.tx_id))
     paid = await ctx.run(
         validator_queries.rewards_of, ctx.db, net.pchain, [v.tx_id for v in page.items]
     )

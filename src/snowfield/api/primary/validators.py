@@ -6,7 +6,7 @@ the staking txs (store/validator_queries.py) and the indexer's last observation 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -17,11 +17,12 @@ from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
 from snowfield.api.primary.primary_network import NETWORK_PATH, NODE_IDS, indexed_network
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import NodeID
-from snowfield.store import primary_queries, validator_queries, validator_state
+from snowfield.store import primary_queries, validator_queries
 from snowfield.store.pagination import page_of
 from snowfield.store.validator_queries import (
     PRIMARY_SUBNET,
     Delegation,
+    Measured,
     RewardUtxo,
     StakerFilter,
     StakerView,
@@ -230,25 +231,24 @@ def render(v: StakerView, f: Figures, rewards: list[RewardUtxo], total_stake: in
     return active
 
 
-async def _render_all(ctx: Context, pchain: str, views: list[StakerView], now: int) -> list[Json]:
-    return [e for e, _ in await _with_figures(ctx, pchain, views, now)]
-
-
-async def _with_figures(
-    ctx: Context, pchain: str, views: list[StakerView], now: int
-) -> list[tuple[Json, tuple[StakerView, Figures]]]:
-    nodes = [v.node_id for v in views]
-    delegations = await ctx.run(validator_queries.delegations_to, ctx.db, pchain, nodes)
-    ids = [v.tx_id for v in views]
-    rewards = await ctx.run(validator_queries.rewards_of, ctx.db, pchain, ids)
-    observed = await ctx.run(validator_state.observations, ctx.db, pchain, ids)
-    subnets = {v.subnet_id for v in views}
-    totals = {s: await ctx.run(validator_queries.active_stake, ctx.db, pchain, s) for s in subnets}
+def _entries(m: Measured) -> list[tuple[Json, tuple[StakerView, Figures]]]:
     out = []
-    for v in views:
-        f = figures(v, delegations, rewards, observed, now)
-        out.append((render(v, f, rewards[v.tx_id], totals[v.subnet_id]), (v, f)))
+    for v in m.stakers:
+        f = figures(v, m.delegations, m.rewards, m.observations, m.now)
+        out.append((render(v, f, m.rewards[v.tx_id], m.current_stake), (v, f)))
     return out
+
+
+async def _page(ctx: Context, pchain: str, f: StakerFilter, desc: bool, limit: int) -> Json:
+    """One page in start order: one store call for the stakers and all they derive from."""
+    after = ctx.after()
+    m = await ctx.run(
+        validator_queries.measured, ctx.db, pchain, f, desc=desc,
+        after=None if after is None else (int(after[0]), str(after[1])), limit=limit + 1,
+    )  # fmt: skip
+    page = page_of(m.stakers, limit, lambda v: (v.start, v.tx_id))
+    m = replace(m, stakers=page.items)
+    return {**ctx.next_page(page), "validators": [e for e, _ in _entries(m)]}
 
 
 def _sort_value(sort_by: str, v: StakerView, f: Figures, now: int) -> int:
@@ -272,7 +272,7 @@ def _filter(ctx: Context, now: int) -> StakerFilter:
     ends = [None if a.get(n) is None else now + int(a[n]) for n in TIME_NAMES]
     status = a.get("validationStatus")
     return StakerFilter(
-        ("VALIDATOR", "SUBNET_VALIDATOR"),
+        ("VALIDATOR",) if subnet == PRIMARY_SUBNET else ("SUBNET_VALIDATOR",),
         subnet,
         a.get("nodeIds"),
         None if status is None else (status,),
@@ -292,43 +292,34 @@ _DERIVED = ("minDelegationCapacity", "maxDelegationCapacity", "minUptimePerforma
 
 async def list_validators(ctx: Context) -> Json:
     net = await indexed_network(ctx)
-    now = await ctx.run(primary_queries.chain_time, ctx.db, net.pchain) or 0
+    now = 0  # the chain time, read first only when a filter is relative to it
+    if any(ctx.args.get(n) is not None for n in TIME_NAMES) or ctx.args["sortBy"] != "blockIndex":
+        now = await ctx.run(primary_queries.chain_time, ctx.db, net.pchain) or 0
     desc = ctx.args["sortOrder"] == "desc"
     limit = ctx.args["pageSize"]
-    after = ctx.after()
     sort_by = ctx.args["sortBy"]
     f = _filter(ctx, now)
     if sort_by == "blockIndex" and not any(ctx.args.get(n) is not None for n in _DERIVED):
-        # In the chain's order: one keyset range of the staking txs.
-        position = None if after is None else (int(after[0]), int(after[1]))
-        _, views = await ctx.run(
-            validator_queries.stakers, ctx.db, net.pchain, f, desc=desc, after=position,
-            limit=limit + 1,
-        )  # fmt: skip
-        page = page_of(views, limit, lambda v: (v.height, v.tx_index))
-        items = await _render_all(ctx, net.pchain, page.items, now)
-        return {**ctx.next_page(page), "validators": items}
+        return await _page(ctx, net.pchain, f, desc, limit)
     # By a figure derived from delegations and the node's observation: every validation that
     # passes the stored filters is measured, then sorted and cut (the set is the validator
     # set's size, not the chain's).
-    _, views = await ctx.run(
-        validator_queries.stakers, ctx.db, net.pchain, f, desc=False, after=None, limit=None
+    after = ctx.after()
+    m = await ctx.run(
+        validator_queries.measured, ctx.db, net.pchain, f, desc=False, after=None, limit=None
     )
-    measured = await _with_figures(ctx, net.pchain, views, now)
     a = ctx.args
     rows = []
-    for entry, (v, fig) in measured:
-        if not _within(
-            fig.capacity or 0, a.get("minDelegationCapacity"), a.get("maxDelegationCapacity")
-        ):
+    for entry, (v, fig) in _entries(m):
+        capacity = fig.capacity or 0
+        if not _within(capacity, a.get("minDelegationCapacity"), a.get("maxDelegationCapacity")):
             continue
         if not _within(fig.uptime, a.get("minUptimePerformance"), a.get("maxUptimePerformance")):
             continue
-        key = (_sort_value(sort_by, v, fig, now), v.height, v.tx_index)
-        rows.append((key, entry))
+        rows.append(((_sort_value(sort_by, v, fig, now), v.start, v.tx_id), entry))
     rows.sort(key=lambda r: r[0], reverse=desc)
     if after is not None:
-        mark = tuple(int(x) for x in after)
+        mark = (int(after[0]), int(after[1]), str(after[2]))
         rows = [r for r in rows if (r[0] < mark if desc else r[0] > mark)]
     cut = page_of(rows, limit, lambda r: r[0])
     return {**ctx.next_page(cut), "validators": [e for _, e in cut.items]}
@@ -336,8 +327,6 @@ async def list_validators(ctx: Context) -> Json:
 
 async def get_validator(ctx: Context) -> Json:
     net = await indexed_network(ctx)
-    now = await ctx.run(primary_queries.chain_time, ctx.db, net.pchain) or 0
-    after = ctx.after()
     status = ctx.args.get("validationStatus")
     f = StakerFilter(
         ("VALIDATOR", "SUBNET_VALIDATOR"),
@@ -345,16 +334,8 @@ async def get_validator(ctx: Context) -> Json:
         (ctx.args["nodeId"],),
         None if status is None else (status,),
     )
-    limit = ctx.args["pageSize"]
-    _, views = await ctx.run(
-        validator_queries.stakers, ctx.db, net.pchain, f,
-        desc=ctx.args["sortOrder"] == "desc",
-        after=None if after is None else (int(after[0]), int(after[1])),
-        limit=limit + 1,
-    )  # fmt: skip
-    page = page_of(views, limit, lambda v: (v.height, v.tx_index))
-    items = await _render_all(ctx, net.pchain, page.items, now)
-    return {**ctx.next_page(page), "validators": items}
+    desc = ctx.args["sortOrder"] == "desc"
+    return await _page(ctx, net.pchain, f, desc, ctx.args["pageSize"])
 
 
 _PAGING = PAGE_SIZE.bounded(1, 100, 10)
