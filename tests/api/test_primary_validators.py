@@ -15,15 +15,20 @@ import jsonschema_rs
 import pytest
 
 from snowfield.api.app import create_data_app
+from snowfield.api.gate import RatePolicy
+from snowfield.api.site import ExplorerConfig
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.platform.components import UTXO
 from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store.database import Database
+from snowfield.store.rows import ChainRow
+from snowfield.store.writes import upsert_chain
 from snowfield.testing import RunningNode, database_urls, open_database, serve_asgi, serve_devnet
 from snowfield.workload.platform_demo import PlatformDemoReport, demo_secret, run_platform_demo
 from tests.api.conftest import DOCUMENT, assert_error, assert_matches, assert_no_null
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds
+from tests.explorer.conftest import browse, one, shown
 from tests.node.test_node_apis import service
 
 Indexed = tuple[RunningNode, str, PlatformDemoReport, Database]
@@ -360,3 +365,36 @@ def test_the_official_client_reads_every_operation(indexed: Indexed) -> None:
     assert sum(len(page["blocks"]) for page in results[1].all_pages()) > 2
     for result, status in zip(results[-2:], (404, 400), strict=True):
         assert not result.ok and result.error.get("statusCode") == status, result.error
+
+
+def test_the_explorer_shows_the_validators(indexed: Indexed) -> None:
+    devnet, _, report, db = indexed
+    if db.dialect != "sqlite":
+        pytest.skip("the pages read the same API on either database")
+    # The explorer picks the network from the listed chains: the devnet's C-Chain, a test one.
+    upsert_chain(db, ChainRow(chain_id=43112, name="C-Chain", network="local", rpc_url=devnet.rpc))
+    app = create_data_app(
+        db, policy=RatePolicy(10**9, 10**9), explorer=ExplorerConfig(rpc=devnet.rpc)
+    )
+    node = _current(devnet)
+    with serve_asgi(app, name="explorer") as base:
+        found = browse(
+            base,
+            [
+                {"name": "active", "url": "/#/validators"},
+                {"name": "completed", "url": "/#/validators?status=completed"},
+                {"name": "one", "url": f"/#/validator/{report.node_id}"},
+                {"name": "bad", "url": "/#/validator/NodeID-nope"},
+            ],
+        )
+    active = found["active"]
+    assert one(active, "validator-count")[0] == str(len(node))
+    assert sorted(active["txs"]) == sorted(node)
+    for tx_id, uptime in zip(active["txs"], shown(active, "uptime"), strict=True):
+        assert float(uptime[0].rstrip("%")) == float(node[tx_id]["uptime"])
+    assert report.txs["addValidator"] in found["completed"]["txs"]
+    page = found["one"]
+    assert page["txs"] == [report.txs["addValidator"]]
+    assert len(shown(page, "delegator")) == 1  # the demo's delegation
+    assert found["bad"]["error"], found["bad"]["text"]
+    assert not any(found[name]["consoleErrors"] for name in ("active", "completed", "one"))

@@ -294,7 +294,8 @@ async def list_validators(ctx: Context) -> Json:
     net = await indexed_network(ctx)
     now = 0  # the chain time, read first only when a filter is relative to it
     if any(ctx.args.get(n) is not None for n in TIME_NAMES) or ctx.args["sortBy"] != "blockIndex":
-        now = await ctx.run(primary_queries.chain_time, ctx.db, net.pchain) or 0
+        time_now = await ctx.run(primary_queries.chain_time, ctx.db, net.pchain)
+        now = time_now or 0
     desc = ctx.args["sortOrder"] == "desc"
     limit = ctx.args["pageSize"]
     sort_by = ctx.args["sortBy"]
