@@ -106,7 +106,7 @@ def stakers(
     staker starts at its block's time); `limit` None: every one that matches (fetch limit + 1
     for a page)."""
     now = chain_time(db, pchain) or 0
-    status = _STATUS.format(now=int(now))
+    status = _STATUS.format(now=int(now))  # the time inlined: the status is one expression
     where = ["s.pchain = ?", f"s.kind IN {sql.in_list(f.kinds)}"]
     params: list[Any] = [pchain, *f.kinds]
     if len(f.kinds) == 1:  # one kind on one subnet: a range of p_stakers_by_role, in order
@@ -308,13 +308,17 @@ def measured(
     limit: int | None,
 ) -> Measured:
     now, views = stakers(db, pchain, f, desc=desc, after=after, limit=limit)
-    ids = [v.tx_id for v in views]
-    supplied = validator_state.supply(db, pchain)
+    # Each read only for the stakers whose entries show it: the paid rewards of the ended
+    # ones, the node's observation and the current stake for the active ones.
+    ended = [v.tx_id for v in views if v.status == "completed"]
+    active = [v.tx_id for v in views if v.status == "active"]
+    supplied = validator_state.supply(db, pchain) if active else None
+    paid = rewards_of(db, pchain, ended)
     return Measured(
         now,
         views,
-        delegations_to(db, pchain, [v.node_id for v in views]),
-        rewards_of(db, pchain, ids),
-        validator_state.observations(db, pchain, ids),
+        delegations_to(db, pchain, [v.node_id for v in views if v.status != "pending"]),
+        {v.tx_id: paid.get(v.tx_id, []) for v in views},
+        validator_state.observations(db, pchain, active),
         0 if supplied is None else supplied[1],
     )
