@@ -1,0 +1,78 @@
+"""The node's validators as the indexer observes them (store/validator_state.py): each
+observation replaces the last, a validation the node stops listing stays at weight 0 and is no
+longer listed, an inactive one only when asked; and the upgrade that adds these tables."""
+
+from __future__ import annotations
+
+from snowfield.store import primary_blocks, validator_state
+from snowfield.store.database import Database
+from snowfield.store.schema import SCHEMA_VERSION
+from snowfield.store.validator_state import L1Validator, Observation
+
+P = "11111111111111111111111111111111LpoYY"
+OWNER = {"addresses": ["P-local1abc"], "threshold": 1}
+
+
+def _l1(n: int, balance: int, height: int, subnet: str = "subnetA") -> L1Validator:
+    return L1Validator(
+        f"validation{n}", subnet, f"NodeID-{n}", 100 + n, balance, 1_000 + n, "0xab", OWNER,
+        OWNER, height,
+    )  # fmt: skip
+
+
+def _listed(db: Database, **kw: object) -> list[str]:
+    args = {"subnet_id": None, "node_id": None, "validation_id": None, "include_inactive": False}
+    args.update(kw)
+    items, _ = validator_state.l1_validators(db, P, after=None, limit=100, **args)  # type: ignore[arg-type]
+    return [v.validation_id for v in items]
+
+
+def test_observations_replace_and_l1_validations_are_kept_at_weight_zero(db: Database) -> None:
+    seen = [Observation("tx1", "NodeID-1", "99.5000", True, "avalanchego/1.13.0")]
+    validator_state.record(db, P, seen, [_l1(1, 5, 10), _l1(2, 0, 10), _l1(3, 7, 10)], (9, 4, 10))
+    assert validator_state.observations(db, P, ["tx1", "tx2"]) == {"tx1": seen[0]}
+    assert validator_state.supply(db, P) == (9, 4, 10)
+    assert _listed(db) == ["validation1", "validation3"]
+    assert _listed(db, include_inactive=True) == ["validation1", "validation2", "validation3"]
+    assert _listed(db, node_id="NodeID-3") == ["validation3"]
+    # The next observation: validation 3 is gone (removed), validation 1 spent its balance.
+    later = [Observation("tx2", "NodeID-2", "80.0000", False, None)]
+    validator_state.record(db, P, later, [_l1(1, 0, 12), _l1(2, 0, 12)], (9, 5, 12))
+    assert validator_state.observations(db, P, ["tx1", "tx2"]) == {"tx2": later[0]}
+    assert _listed(db) == []
+    assert _listed(db, include_inactive=True) == ["validation1", "validation2"]
+    assert validator_state.l1_height(db, P) == 12
+    weights = db.query("SELECT validation_id, weight FROM p_l1_validators ORDER BY validation_id")
+    assert [tuple(r) for r in weights] == [
+        ("validation1", "101"), ("validation2", "102"), ("validation3", "0"),
+    ]  # fmt: skip
+
+
+def test_paging_l1_validators_by_subnet_and_start(db: Database) -> None:
+    validators = [_l1(n, 1, 5, subnet=f"subnet{n % 2}") for n in range(7)]
+    validator_state.record(db, P, [], validators, None)
+    seen, after = [], None
+    for _ in range(10):
+        items, after = validator_state.l1_validators(
+            db, P, subnet_id=None, node_id=None, validation_id=None, include_inactive=False,
+            after=after, limit=3,
+        )  # fmt: skip
+        seen += [v.validation_id for v in items]
+        if after is None:
+            break
+    expected = sorted(validators, key=lambda v: (v.subnet_id, v.start_time, v.validation_id))
+    assert seen == [v.validation_id for v in expected]
+
+
+def test_upgrade_to_14_adds_the_tables(db: Database) -> None:
+    with db.transaction() as w:
+        for table in ("p_block_details", "p_staker_observations", "p_l1_validators", "p_supply"):
+            w.execute(f"DROP TABLE {table}")
+        w.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+    db.migrate()
+    assert db.meta("schema_version") == str(SCHEMA_VERSION)
+    validator_state.record(db, P, [], [_l1(1, 1, 3)], (1, 1, 3))
+    assert _listed(db) == ["validation1"]
+    # Blocks indexed before carry no details: the block operations do not list them.
+    assert primary_blocks.block(db, P, "1") is None
+    db.migrate()  # idempotent
