@@ -4,10 +4,15 @@ longer listed, an inactive one only when asked; and the upgrade that adds these 
 
 from __future__ import annotations
 
-from snowfield.store import primary_blocks, validator_state
+from pathlib import Path
+
+from snowfield.store import primary, primary_blocks, validator_state
 from snowfield.store.database import Database
 from snowfield.store.schema import SCHEMA_VERSION
+from snowfield.store.validator_queries import StakerFilter, stakers
 from snowfield.store.validator_state import L1Validator, Observation
+from snowfield.testing import open_database
+from tests.store.plans import last_query_plan
 
 P = "11111111111111111111111111111111LpoYY"
 OWNER = {"addresses": ["P-local1abc"], "threshold": 1}
@@ -76,3 +81,19 @@ def test_upgrade_to_14_adds_the_tables(db: Database) -> None:
     # Blocks indexed before carry no details: the block operations do not list them.
     assert primary_blocks.block(db, P, "1") is None
     db.migrate()  # idempotent
+
+
+def test_a_validators_page_is_one_index_range(tmp_path: Path) -> None:
+    with open_database(str(tmp_path / "plan.db")) as db:
+        primary.record_network(db, primary.PrimaryNetwork(P, 12345, "local", None, None, "A"))
+        f = StakerFilter(("VALIDATOR",), P)
+        for after in (None, (5, "tx")):
+            plan = last_query_plan(
+                db, lambda d, a=after: stakers(d, P, f, desc=True, after=a, limit=11)
+            )
+            assert "p_stakers_by_role" in plan and "TEMP B-TREE" not in plan, plan
+        delegators = StakerFilter(("DELEGATOR",), P, statuses=("active",))
+        plan = last_query_plan(
+            db, lambda d: stakers(d, P, delegators, desc=False, after=None, limit=11)
+        )
+        assert "p_stakers_by_role" in plan and "TEMP B-TREE" not in plan, plan

@@ -107,13 +107,18 @@ def stakers(
     for a page)."""
     now = chain_time(db, pchain) or 0
     status = _STATUS.format(now=int(now))  # the time inlined: the status is one expression
-    where = ["s.pchain = ?", f"s.kind IN {sql.in_list(f.kinds)}"]
-    params: list[Any] = [pchain, *f.kinds]
-    if len(f.kinds) == 1:  # one kind on one subnet: a range of p_stakers_by_role, in order
-        where[1] = "s.kind = ?"
-    if f.subnet_id is not None:
-        where.append("s.subnet_id = ?")
-        params.append(f.subnet_id)
+    where = ["s.pchain = ?"]
+    params: list[Any] = [pchain]
+    if len(f.kinds) == 1 and f.subnet_id is not None:
+        # One kind on one subnet: a range of p_stakers_by_role, in order (its expression).
+        where.append("(s.subnet_id || ':' || s.kind) = ?")
+        params.append(f"{f.subnet_id}:{f.kinds[0]}")
+    else:
+        where.append(f"s.kind IN {sql.in_list(f.kinds)}")
+        params += list(f.kinds)
+        if f.subnet_id is not None:
+            where.append("s.subnet_id = ?")
+            params.append(f.subnet_id)
     if f.node_ids:
         where.append(f"s.node_id IN {sql.in_list(f.node_ids)}")
         params += list(f.node_ids)
