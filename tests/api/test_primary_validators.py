@@ -298,6 +298,8 @@ def test_bad_input_answers_400_or_404(indexed: Indexed) -> None:
     chain_id = report.chain_id
     cases = [
         (f"{base}/blockchains/p-chain/blocks/{chain_id}", {}, 404, "block"),
+        (f"{base}/blockchains/p-chain/blocks/nope", {}, 400, "blockId"),
+        (f"{base}/blockchains/p-chain/blocks/{'9' * 30}", {}, 400, "blockId"),
         (f"{base}/blockchains/p-chain/blocks/99999999", {}, 404, "block"),
         (f"{base}/blockchains/x-chain/blocks", {}, 404, "not indexed"),
         (f"{base}/blockchains/p-chain/nodes/NodeID-nope/blocks", {}, 400, "nodeId"),
@@ -351,7 +353,7 @@ def test_the_official_client_reads_every_operation(indexed: Indexed) -> None:
             {**net, "nodeIds": report.node_id, "pageSize": 1},
             "all",
         ),
-        Call("data.primaryNetwork.blocks.get", {**p, "blockId": "nope"}),
+        Call("data.primaryNetwork.blocks.get", {**p, "blockId": report.chain_id}),
         Call("data.primaryNetwork.getValidatorDetails", {**net, "nodeId": "NodeID-nope"}),
     ]
     results = drive(calls, data=api, network="fuji")

@@ -94,7 +94,7 @@ def block(db: Database, pchain: str, ref: str) -> PBlock | None:
     """The block a height, its platformvm id or its container's id names."""
     params: list[Any]
     if ref.isdigit():
-        where, params = "d.height = ?", [int(ref) if len(ref) < 19 else -1]
+        where, params = "d.height = ?", [int(ref)]  # within BIGINT: the API checked it
     else:
         where, params = "d.block_id = ?", [ref]
     rows = db.query(f"SELECT {_COLUMNS}{_FROM} WHERE d.pchain = ? AND {where}", [pchain, *params])

@@ -4,9 +4,10 @@ and the blocks one node proposed (from their ProposerVM headers), from store/pri
 from __future__ import annotations
 
 from snowfield.api.operation import Context, Json, Operation
-from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, Param
+from snowfield.api.params import MAX_BLOCK, MAX_DIGITS, PAGE_SIZE, PAGE_TOKEN, Param, decimal
 from snowfield.api.primary.primary_network import NETWORK_PATH, indexed_network
 from snowfield.errors import InvalidParams, NotFound
+from snowfield.formats.cb58 import decode_cb58
 from snowfield.formats.ids import NodeID
 from snowfield.store import primary_blocks
 from snowfield.store.primary_blocks import PBlock
@@ -32,9 +33,25 @@ CHAIN = Param(
     required=True,
     enum=BLOCKCHAIN_IDS,
 )
+
+
+def _block_ref(param: Param, raw: str) -> str:
+    """A height (within the store's BIGINT) or a cb58 block id, as given."""
+    if raw.isdigit():
+        if decimal(raw) is None or len(raw.lstrip("0")) > MAX_DIGITS or int(raw) > MAX_BLOCK:
+            raise InvalidParams(f"{param.name} is beyond any block height")
+        return str(int(raw))
+    try:
+        if len(decode_cb58(raw)) == 32:
+            return raw
+    except InvalidParams:
+        pass
+    raise InvalidParams(f"{param.name} must be a block height or a block id")
+
+
 BLOCK_ID = Param(
     "blockId", "path", "A block's height or id (the P-Chain block's, or its container's).",
-    required=True,
+    required=True, read=_block_ref,
 )  # fmt: skip
 
 
