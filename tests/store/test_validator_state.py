@@ -9,7 +9,7 @@ from pathlib import Path
 from snowfield.store import primary, primary_blocks, validator_state
 from snowfield.store.database import Database
 from snowfield.store.schema import SCHEMA_VERSION
-from snowfield.store.validator_queries import StakerFilter, stakers
+from snowfield.store.validator_queries import StakerFilter, paid_rewards, stakers
 from snowfield.store.validator_state import L1Validator, Observation
 from snowfield.testing import open_database
 from tests.store.plans import last_query_plan
@@ -97,3 +97,17 @@ def test_a_validators_page_is_one_index_range(tmp_path: Path) -> None:
             db, lambda d: stakers(d, P, delegators, desc=False, after=None, limit=11)
         )
         assert "p_stakers_by_role" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_paid_rewards_are_found_by_staking_tx(tmp_path: Path) -> None:
+    """By owner or by node, the reward UTXOs are read by their staking txs (the owner's or
+    node's range), never by walking the chain's UTXOs."""
+    with open_database(str(tmp_path / "plan.db")) as db:
+        for owners, nodes in ((["local1abc"], None), (None, ["NodeID-x"])):
+            plan = last_query_plan(
+                db,
+                lambda d, o=owners, n=nodes: paid_rewards(
+                    d, P, owners=o, node_ids=n, desc=True, after=None, limit=11
+                ),
+            )
+            assert "p_utxos_by_tx (pchain=? AND tx_id=?)" in plan and "SCAN" not in plan, plan

@@ -240,7 +240,12 @@ def paid_rewards(
         )
         params += list(owners)
     if node_ids:
-        where.append(f"s.node_id IN {sql.in_list(node_ids)}")
+        # As a list of staking txs (the node's range of p_stakers_by_node), so that the reward
+        # UTXOs are found by tx, not by walking every UTXO of the chain.
+        where.append(
+            "u.tx_id IN (SELECT n.tx_id FROM p_stakers n WHERE n.pchain = u.pchain"
+            f" AND n.node_id IN {sql.in_list(node_ids)})"
+        )
         params += list(node_ids)
     op, order = ("<", "DESC") if desc else (">", "ASC")
     if after is not None:
