@@ -111,3 +111,15 @@ def test_paid_rewards_are_found_by_staking_tx(tmp_path: Path) -> None:
                 ),
             )
             assert "p_utxos_by_tx (pchain=? AND tx_id=?)" in plan and "SCAN" not in plan, plan
+
+
+def test_delegators_of_an_owner_or_node_come_from_its_range(tmp_path: Path) -> None:
+    with open_database(str(tmp_path / "plan.db")) as db:
+        for f in (
+            StakerFilter(("DELEGATOR",), P, owners=("local1abc",)),
+            StakerFilter(("DELEGATOR",), P, node_ids=("NodeID-x",)),
+        ):
+            plan = last_query_plan(
+                db, lambda d, f=f: stakers(d, P, f, desc=True, after=None, limit=11)
+            )
+            assert "p_stakers_by_role" not in plan and "SCAN" not in plan, plan

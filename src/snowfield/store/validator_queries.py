@@ -109,8 +109,9 @@ def stakers(
     status = _STATUS.format(now=int(now))  # the time inlined: the status is one expression
     where = ["s.pchain = ?"]
     params: list[Any] = [pchain]
-    if len(f.kinds) == 1 and f.subnet_id is not None:
+    if len(f.kinds) == 1 and f.subnet_id is not None and not f.owners and not f.node_ids:
         # One kind on one subnet: a range of p_stakers_by_role, in order (its expression).
+        # Not by owner or node: their own ranges are smaller than the whole role's.
         where.append("(s.subnet_id || ':' || s.kind) = ?")
         params.append(f"{f.subnet_id}:{f.kinds[0]}")
     else:
