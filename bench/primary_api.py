@@ -146,7 +146,9 @@ def serve(kind: str, target: str, port: int) -> None:
         async def hello(request: Request) -> Response:
             return Response(body, media_type="application/json")
 
-        app = Starlette(routes=[Route(ROUTE, hello, methods=["GET"])])
+        # "hello-validators": the same, on the validators list's route (primary_validators.py).
+        route = "/v1/networks/{network}/validators" if kind == "hello-validators" else ROUTE
+        app = Starlette(routes=[Route(route, hello, methods=["GET"])])
     # As `snowfield serve` runs the data service (bench/api.py), for both apps.
     config = server_config(app, host="127.0.0.1", port=port, limits=DEFAULT_LIMITS)
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
@@ -240,6 +242,19 @@ def main() -> None:
     flat = p99(samples[args.sizes[1]]) / p99(samples[args.sizes[0]])
     mark = "" if flat <= TARGET_FLAT else f"  above the {TARGET_FLAT}x target"
     print(f"p99 large/small: {flat:.2f}x{mark}")
+    validators = _validators()
+    validators.run(sys.modules[__name__], ab, args.duration)
+
+
+def _validators() -> ModuleType:
+    """bench/primary_validators.py: the validators list, in this run."""
+    spec = importlib.util.spec_from_file_location(
+        "primary_validators", HERE / "primary_validators.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 if __name__ == "__main__":

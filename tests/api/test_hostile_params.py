@@ -22,6 +22,7 @@ PATH_VALUES = {
     "blockId": "1",
     "txHash": "0x" + "cd" * 32,
     "tokenId": "1",
+    "nodeId": "NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg",
 }
 
 

@@ -26,7 +26,15 @@ from snowfield.api.evm import (
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Context, NetworkCache, Operation, Services
-from snowfield.api.primary import primary_network, vertices
+from snowfield.api.primary import blocks as p_blocks
+from snowfield.api.primary import (
+    delegators,
+    l1_validators,
+    network,
+    primary_network,
+    validators,
+    vertices,
+)
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.router import Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site
@@ -48,6 +56,11 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *nfts.OPERATIONS,
     *primary_network.OPERATIONS,
     *vertices.OPERATIONS,
+    *p_blocks.OPERATIONS,
+    *network.OPERATIONS,
+    *validators.OPERATIONS,
+    *delegators.OPERATIONS,
+    *l1_validators.OPERATIONS,
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
 )

@@ -11,6 +11,7 @@ from snowfield.api.evm.balance_schemas import BALANCE_COMPONENTS
 from snowfield.api.evm.view_schemas import VIEW_COMPONENTS
 from snowfield.api.operation import Operation
 from snowfield.api.params import Param
+from snowfield.api.primary.network_schemas import NETWORK_COMPONENTS
 from snowfield.api.schemas import COMPONENTS, ref
 
 API_KEY_HEADER = "x-service-api-key"
@@ -80,7 +81,7 @@ def openapi_document(
         "info": {"title": title, "version": version},
         "paths": paths,
         "components": {
-            "schemas": {**COMPONENTS, **VIEW_COMPONENTS, **BALANCE_COMPONENTS},
+            "schemas": {**COMPONENTS, **VIEW_COMPONENTS, **BALANCE_COMPONENTS, **NETWORK_COMPONENTS},
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
             },

@@ -15,9 +15,11 @@ export class ApiError extends Error {
 const KINDS = { 400: "invalid", 401: "denied", 403: "denied", 404: "notfound", 429: "ratelimited" };
 // An unknown route answers the bare reason phrase; a missing block or address says what it missed.
 const UNSERVED = ["no such route", "Not Found", "Cannot GET"];
+// A deployment that indexes no primary network serves none of its operations.
+const UNINDEXED = /^network \S+ is not indexed$/;
 
 function kindOf(status, message) {
-  if (status === 404 && UNSERVED.some((m) => message.startsWith(m))) return "unserved";
+  if (status === 404 && (UNSERVED.some((m) => message.startsWith(m)) || UNINDEXED.test(message))) return "unserved";
   return KINDS[status] || (status >= 500 ? (status === 503 || status === 502 ? "unavailable" : "server") : "invalid");
 }
 

@@ -23,7 +23,12 @@ from snowfield.formats.ids import ID
 from snowfield.formats.platform.blocks import decode_block
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import parse_rfc3339
-from snowfield.indexer.extract.platform import Addresses, genesis_rows, reward_utxo
+from snowfield.indexer.extract.platform import (
+    Addresses,
+    block_detail,
+    genesis_rows,
+    reward_utxo,
+)
 from snowfield.indexer.extract.vertices import vertex_row
 from snowfield.indexer.primary_extraction import (
     PROCESS_BACKLOG,
@@ -31,6 +36,7 @@ from snowfield.indexer.primary_extraction import (
     InlineExtraction,
     ProcessExtraction,
 )
+from snowfield.indexer.validator_observer import ValidatorObserver
 from snowfield.rpc.client import RpcClient, RpcError
 from snowfield.store import primary, primary_queries, vertices
 from snowfield.store.database import Database
@@ -238,6 +244,7 @@ class PrimaryIndexer:
         self.process_backlog = process_backlog  # extract in a worker from this many on
         self.network: primary.PrimaryNetwork | None = None
         self.addresses: Addresses | None = None
+        self.observer = ValidatorObserver(source.platform, source.info)
 
     async def prepare(self) -> primary.PrimaryNetwork:
         if self.network is None:
@@ -288,6 +295,7 @@ class PrimaryIndexer:
             await self._genesis(net.pchain)
         now = await self.source.chain_time()
         await asyncio.to_thread(primary.record_chain_time, self.db, net.pchain, now)
+        await self.observer.maybe_observe(self.db, net.pchain)
         if net.xchain is not None:
             await self._sync_vertices(net.xchain)
         return start
@@ -341,6 +349,7 @@ class PrimaryIndexer:
         parent = str(getattr(decode_block(genesis), "parent_id", ""))
         rows = genesis_rows(0, block_id, genesis_time, txs, self.addresses)
         rows.parent_id = parent
+        rows.detail = block_detail(genesis, genesis, decode_block(genesis))
         potential = {t: reward for t, (_, reward) in current.items()}
         await asyncio.to_thread(primary.write_genesis, self.db, pchain, rows, potential)
 

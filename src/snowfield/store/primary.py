@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from snowfield.store import sql
+from snowfield.store import primary_blocks, sql
 from snowfield.store.database import Database, Writer
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
@@ -219,6 +219,7 @@ def _write_blocks(w: Writer, pchain: str, blocks: Sequence[BlockRows]) -> None:
         " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (pchain, address, tx_id) DO NOTHING",
         [(pchain, a, tx, *position[tx]) for a, tx in sorted(links)],
     )
+    primary_blocks.write(w, pchain, [(b.height, b.detail) for b in blocks])
     for b in blocks:
         _write_stakers(w, pchain, b)
         _write_subnets(w, pchain, b)

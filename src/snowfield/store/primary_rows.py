@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from snowfield.store.primary_blocks import BlockDetail
+
 
 @dataclass(frozen=True, slots=True)
 class UtxoRow:
@@ -109,6 +111,7 @@ class BlockRows:
     conversions: list[ConversionRow] = field(default_factory=list)
     rewarding: list[str] = field(default_factory=list)  # staking txs rewarded (committed here)
     option: str | None = None  # "commit" / "abort" for option blocks
+    detail: BlockDetail | None = None  # what the block operations show of its bytes
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,11 @@ from snowfield.store.primary_schema import (
     PRIMARY_TABLES,
     fill_staker_owners,
 )
+from snowfield.store.validator_schema import (
+    NETWORK_INDEXES,
+    P_BLOCK_DETAILS,
+    VALIDATOR_STATE_TABLES,
+)
 
 SCHEMA_VERSION = 18
 
@@ -290,6 +295,9 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
+    *P_BLOCK_DETAILS,
+    *VALIDATOR_STATE_TABLES,
+    *NETWORK_INDEXES,
     BACKFILL_RANGES,
 )
 
@@ -349,6 +357,9 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
+    # The P-Chain's blocks, validators and L1 validators (issue 30, part 2). Blocks indexed
+    # before have no details row: they are not listed by the block operations.
+    14: (*P_BLOCK_DETAILS, *VALIDATOR_STATE_TABLES, *NETWORK_INDEXES),
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
 }
 

@@ -1,4 +1,4 @@
-// Primary-network pages (validators, subnets and L1s, blockchains). Their operations have not
+// Primary-network pages (subnets and L1s, blockchains; validators: validators.js). Their operations have not
 // landed in this deployment yet: each page asks its operation and shows what it answers, or
 // that the deployment does not serve it. A full page for each replaces its entry here.
 
@@ -8,7 +8,6 @@ import { register } from "../registry.js";
 const network = (ctx) => (ctx.chains.length && ctx.chains.every((c) => c.isTestnet) ? "fuji" : "mainnet");
 
 const PAGES = [
-  { name: "validator", pattern: "/validator/:id", label: "Validator", path: (ctx, id) => `/v1/networks/${network(ctx)}/validators/${id}` },
   { name: "subnet", pattern: "/subnet/:id", label: "Subnet", path: (ctx, id) => `/v1/networks/${network(ctx)}/subnets/${id}` },
   { name: "blockchain", pattern: "/blockchain/:id", label: "Blockchain", path: (ctx, id) => `/v1/networks/${network(ctx)}/blockchains/${id}` },
 ];

@@ -6,6 +6,7 @@ UTXOs `0..n-1`; a staking tx's stake outputs come after them (`n..`), locked unt
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator, Sequence
 
@@ -50,6 +51,7 @@ from snowfield.formats.platform.subnet_txs import (
 from snowfield.formats.platform.transfer_txs import ExportTx, ImportTx, RewardValidatorTx
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.registry import Encodable
+from snowfield.store.primary_blocks import BlockDetail, ProposerRow
 from snowfield.store.primary_rows import (
     BlockRows,
     ConversionRow,
@@ -90,15 +92,35 @@ def container_block(container: bytes) -> tuple[bytes, int | None, object]:
     return inner, stamp, decode_block(inner)
 
 
+def block_detail(container: bytes, inner: bytes, block: object) -> BlockDetail:
+    """The block operations' view of a container: the platformvm block's id, parent and type,
+    the container's size and its ProposerVM header (None for a pre-fork block)."""
+    inner_id = str(ID(hashlib.sha256(inner).digest()))
+    parent = str(getattr(block, "parent_id", ""))
+    proposer = None
+    if inner != container:
+        wrapper = proposervm.parse(container)
+        node = getattr(wrapper, "proposer", None)
+        proposer = ProposerRow(
+            str(wrapper.id),
+            str(wrapper.parent_id),
+            None if node is None else str(node),
+            getattr(wrapper, "p_chain_height", None),
+            getattr(wrapper, "timestamp", None),
+        )
+    return BlockDetail(inner_id, parent, type(block).__name__, len(container), proposer)
+
+
 def extract(
     height: int, block_id: str, container: bytes, accepted_ns: int, addresses: Addresses
 ) -> BlockRows:
     """The rows of one accepted P-Chain container."""
-    _, stamp, block = container_block(container)
+    inner, stamp, block = container_block(container)
     timestamp = getattr(block, "time", None) or stamp or accepted_ns // 1_000_000_000
     parent = str(getattr(block, "parent_id", ""))
     # The block's own height; `height` (the index position) only for blocks without one.
     rows = BlockRows(getattr(block, "height", height), block_id, parent, int(timestamp))
+    rows.detail = block_detail(container, inner, block)
     if isinstance(block, (BanffOptionBlock, ApricotOptionBlock)):
         rows.option = "commit" if "Commit" in type(block).__name__ else "abort"
     for index, tx in enumerate(_txs(block)):
