@@ -81,7 +81,12 @@ def openapi_document(
         "info": {"title": title, "version": version},
         "paths": paths,
         "components": {
-            "schemas": {**COMPONENTS, **VIEW_COMPONENTS, **BALANCE_COMPONENTS, **NETWORK_COMPONENTS},
+            "schemas": {
+                **COMPONENTS,
+                **VIEW_COMPONENTS,
+                **BALANCE_COMPONENTS,
+                **NETWORK_COMPONENTS,
+            },
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
             },
