@@ -9,7 +9,7 @@ import orjson
 from starlette.types import ASGIApp
 
 from snowfield.aggregator.service import AggregatorService as SignatureService
-from snowfield.api import icm, signatures
+from snowfield.api import icm, icm_messages, signatures
 from snowfield.api.errors import send_error
 from snowfield.api.evm import addresses, blocks, chains, contracts, feeds, nfts, transactions
 from snowfield.api.gate import Gate, RatePolicy
@@ -36,6 +36,7 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *vertices.OPERATIONS,
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
+    *icm_messages.OPERATIONS,
 )
 VERSION = "1.0.0"
 _UNMATCHED_WEIGHT = 1

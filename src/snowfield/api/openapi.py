@@ -8,9 +8,10 @@ from typing import Any
 
 from snowfield.api.errors import ERROR_STATUSES
 from snowfield.api.evm.view_schemas import VIEW_COMPONENTS
+from snowfield.api.icm_messages import legacy_schemas
 from snowfield.api.operation import Operation
 from snowfield.api.params import Param
-from snowfield.api.schemas import COMPONENTS, ref
+from snowfield.api.schemas import COMPONENTS, ICM, ref
 
 API_KEY_HEADER = "x-service-api-key"
 _RATE_HEADERS = {
@@ -79,7 +80,7 @@ def openapi_document(
         "info": {"title": title, "version": version},
         "paths": paths,
         "components": {
-            "schemas": {**COMPONENTS, **VIEW_COMPONENTS},
+            "schemas": {**COMPONENTS, **VIEW_COMPONENTS, **legacy_schemas(ICM)},
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
             },
