@@ -23,6 +23,7 @@ INDEXED: dict[str, str] = {
     "token_balances": "chain_id, holder, kind, token, token_id",
     "icm_events": "chain_id, block_number, log_index",
     "icm_address_messages": "address, message_id, chain_id",
+    "icm_rollups": "span, bucket, chain_id, src, dest, kind",
     "checkpoints": "chain_id",
 }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from snowfield.store import icm_counts
 from snowfield.store.evm_schema import (
     ADDRESS_TXS_BY_BLOCK,
     ADDRESS_TXS_V9,
@@ -29,7 +30,7 @@ from snowfield.store.primary_schema import (
     fill_staker_owners,
 )
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 15
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -116,6 +117,10 @@ _ICM_ADDRESS_MESSAGES = (
     # address alone on the time index: every row of the address for each row of a page).
     """CREATE INDEX IF NOT EXISTS icm_address_messages_by_message
         ON icm_address_messages (address, message_id, chain_id, first_seen)""",
+)
+# GET /v1/icm/messages reads every message newest first (store/icm_listing.py).
+ICM_BY_TIME = (
+    "CREATE INDEX IF NOT EXISTS icm_events_by_time ON icm_events (block_timestamp, message_id)"
 )
 ICM_NAMING_KINDS = ("send", "receive")  # the events that give a message its time
 _NAMING = "(" + ", ".join(f"'{kind}'" for kind in ICM_NAMING_KINDS) + ")"
@@ -280,6 +285,8 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
+    icm_counts.TABLE,
+    ICM_BY_TIME,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -290,6 +297,12 @@ _PAID_BY = (
     " WHERE s.pchain = p_utxos.pchain AND s.tx_id = p_utxos.tx_id"
 )
 
+# formats/icm.MESSENGER_ADDRESSES when schema 15 came (store may not import formats; a test
+# holds them equal).
+MESSENGERS_AT_15 = (
+    "0x253b2784c75e510dd0ff1da844684a1ac0aa5fcf",
+    "0x382fadd0b6cefa004c90eeea48b1e99dc168ffc4",
+)
 # Statements that bring a store written by an older schema up to the next version; a new
 # store gets the current DDL above and never runs them.
 # A step is SQL, or a function of the open transaction where SQL cannot say it.
@@ -338,6 +351,18 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
+    # Only the messenger's own events count (indexer/extract/icm.py): a store's events from
+    # other emitters go, with the rows derived from them; the ICM message counts of the
+    # metrics start from the events that remain.
+    15: (
+        "DELETE FROM icm_events WHERE contract NOT IN"
+        f" ({', '.join(repr(a) for a in MESSENGERS_AT_15)})",
+        "DELETE FROM icm_address_messages",
+        ICM_ADDRESS_ROWS.format(where=""),
+        icm_counts.TABLE,
+        ICM_BY_TIME,
+        icm_counts.rebuild,
+    ),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
