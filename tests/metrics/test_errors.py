@@ -189,7 +189,8 @@ def test_openapi(base: str) -> None:
                                       "/v2/chains/{chainId}", "/v2/health-check",
                                       "/v2/live-check", "/v2/icm/summary",
                                       "/v2/icm/timeseries",
-                                      "/v2/chains/{chainId}/rollingWindowMetrics/{metric}"}  # fmt: skip
+                                      "/v2/chains/{chainId}/rollingWindowMetrics/{metric}",
+                                      }  # fmt: skip
     params = document["paths"]["/v2/chains/{chainId}/metrics/{metric}"]["get"]["parameters"]
     size = next(p for p in params if p["name"] == "pageSize")["schema"]
     assert (size["minimum"], size["maximum"], size["default"]) == (1, 2160, 100)
