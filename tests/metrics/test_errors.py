@@ -190,6 +190,7 @@ def test_openapi(base: str) -> None:
                                       "/v2/live-check", "/v2/icm/summary",
                                       "/v2/icm/timeseries",
                                       "/v2/chains/{chainId}/rollingWindowMetrics/{metric}",
+                                      "/v2/networks/{network}/metrics/{metric}",
                                       }  # fmt: skip
     params = document["paths"]["/v2/chains/{chainId}/metrics/{metric}"]["get"]["parameters"]
     size = next(p for p in params if p["name"] == "pageSize")["schema"]

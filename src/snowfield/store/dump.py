@@ -37,6 +37,7 @@ PRIMARY: dict[str, str] = {
     "p_tx_addresses": "pchain, address, tx_id",
     "p_utxos": "pchain, utxo_id",
     "p_stakers": "pchain, tx_id",
+    "staking_deltas": "pchain, subnet_id, metric, day",
     "p_staker_owners": "pchain, address, start_time, tx_id",
     "p_subnets": "pchain, subnet_id",
     "p_chains": "pchain, blockchain_id",

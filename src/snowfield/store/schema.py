@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from snowfield.store import icm_counts
+from snowfield.store import icm_counts, staking_rollups
 from snowfield.store.evm_schema import (
     ADDRESS_TXS_BY_BLOCK,
     ADDRESS_TXS_V9,
@@ -287,6 +287,7 @@ TABLES: tuple[str, ...] = (
     *_ICM_ADDRESS_MESSAGES,
     icm_counts.TABLE,
     ICM_BY_TIME,
+    staking_rollups.TABLE,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -362,6 +363,9 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
         icm_counts.TABLE,
         ICM_BY_TIME,
         icm_counts.rebuild,
+        # The staking metrics (validator and delegator count and weight per subnet and day).
+        staking_rollups.TABLE,
+        staking_rollups.rebuild,
     ),
 }
 

@@ -21,7 +21,7 @@ from snowfield.api.errors import status_of
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.metrics import chains as metric_chains
 from snowfield.api.metrics import icm as metric_icm
-from snowfield.api.metrics import rolling
+from snowfield.api.metrics import rolling, staking
 from snowfield.api.metrics.context import Clock, MetricsContext, MetricsService
 from snowfield.api.metrics.openapi import metrics_openapi
 from snowfield.api.metrics.params import (
@@ -137,7 +137,13 @@ OPERATIONS: tuple[Operation[MetricsContext], ...] = (
 )
 
 
-OPERATIONS = (*OPERATIONS, *metric_chains.OPERATIONS, *metric_icm.OPERATIONS, *rolling.OPERATIONS)
+OPERATIONS = (
+    *OPERATIONS,
+    *metric_chains.OPERATIONS,
+    *metric_icm.OPERATIONS,
+    *rolling.OPERATIONS,
+    *staking.OPERATIONS,
+)
 
 
 def create_metrics_app(
