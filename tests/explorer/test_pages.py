@@ -110,6 +110,7 @@ def walk(site: Site, targets: dict[str, Any]) -> dict[str, Any]:
         *_metric_steps(),
         {"name": "metric-total", "url": "/#/metrics?metric=txCount&interval=day&chain=total"},
         {"name": "metric-icm", "url": "/#/metrics?metric=icmMessages&interval=hour&chain=total"},
+        {"name": "metric-staking", "url": "/#/metrics?metric=validatorCount&chain=total"},
         {"name": "search-address", "url": "/", "idle": True},
         {"name": "search-address-go", "search": A.upper().replace("0X", "0x")},
         {"name": "search-number", "search": "3"},
@@ -416,6 +417,20 @@ def test_metrics_dashboard_default_and_aggregate(walk: dict[str, Any], site: Sit
     assert len(default) < 2160 or "nextPageToken" not in everything
     metric_calls = [r for r in walk["metrics"]["requests"] if "/v2/" in r["url"]]
     assert len(metric_calls) <= 3, metric_calls
+
+
+def test_metrics_dashboard_charts_staking(walk: dict[str, Any], site: Site) -> None:
+    page = walk["metric-staking"]
+    _usable(page)
+    got = httpx.get(
+        f"{site.metrics}/v2/networks/fuji/metrics/validatorCount",
+        params={"pageSize": 2160, "startTimestamp": _first_activity(site, "total")},
+        timeout=30,
+    )
+    # a site without a P-Chain index answers 404: the page says there is no data
+    want = got.json()["results"] if got.status_code == 200 else []
+    assert got.status_code in (200, 404)
+    assert _values(page) == [(p["timestamp"], float(p["value"])) for p in want]
 
 
 def test_metrics_dashboard_charts_icm_messages(walk: dict[str, Any], site: Site) -> None:

@@ -191,6 +191,8 @@ def test_openapi(base: str) -> None:
                                       "/v2/icm/timeseries",
                                       "/v2/chains/{chainId}/rollingWindowMetrics/{metric}",
                                       "/v2/networks/{network}/metrics/{metric}",
+                                      "/v2/subnets/{subnetId}/validators:getAddresses",
+                                      "/v2/chains/43114/btcb/bridged:getAddresses",
                                       }  # fmt: skip
     params = document["paths"]["/v2/chains/{chainId}/metrics/{metric}"]["get"]["parameters"]
     size = next(p for p in params if p["name"] == "pageSize")["schema"]

@@ -106,6 +106,25 @@ export class Api {
     return points.reverse();
   }
 
+  /** A staking metric per day (the metrics API's /v2/networks/{network}/metrics/{metric}),
+   * oldest first; empty when the store indexes no P-Chain of that network (404). */
+  async stakingSeries(network, metric, params, maxPages = 5) {
+    const points = [];
+    let token;
+    try {
+      for (let page = 0; page < maxPages; page++) {
+        const body = await request(`${this.metricsBase}/v2/networks/${network}/metrics/${metric}` + query({ pageSize: 2160, ...params, pageToken: token }), {}, "the metrics API");
+        points.push(...body.results);
+        token = body.nextPageToken;
+        if (!token) break;
+      }
+    } catch (err) {
+      if (err.kind === "notfound") return [];
+      throw err;
+    }
+    return points.reverse();
+  }
+
   /** The start of the first day with a transaction on `chain` (one request: 2,160 days back at
    * most), or null when it has none. A devnet's genesis can be years before its first block. */
   async firstActivity(chain) {

@@ -31,6 +31,12 @@ export const METRICS = {
   feesPaid: { label: "Fees paid", format: (v) => units(BigInt(Math.round(v)), 18, 6) },
   // Not a chain metric: /v2/icm/timeseries, over the network the chain choice names.
   icmMessages: { label: "ICM messages", intervals: ALL, icm: true },
+  // The primary network's stakers per day (/v2/networks/{network}/metrics/{metric}): mainnet
+  // when the chain choice is mainnet, else the test network.
+  validatorCount: { label: "Validators (primary network)", staking: true },
+  validatorWeight: { label: "Validator weight (primary network)", staking: true, format: (v) => units(BigInt(Math.round(v)), 9, 2) },
+  delegatorCount: { label: "Delegators (primary network)", staking: true },
+  delegatorWeight: { label: "Delegator weight (primary network)", staking: true, format: (v) => units(BigInt(Math.round(v)), 9, 2) },
 };
 const RANGES = { activity: null, "24h": 86400, "7d": 7 * 86400, "30d": 30 * 86400, "90d": 90 * 86400, "1y": 365 * 86400, all: null, custom: null };
 const MAX_PAGES = 10;
@@ -62,6 +68,12 @@ function icmFilter(chain) {
   return chain === "mainnet" || chain === "testnet" ? { network: chain } : {};
 }
 
+// Staking series are daily (no timeInterval parameter); the range applies as for the others.
+function stakingRange(range) {
+  const { timeInterval: _ignored, ...rest } = range;
+  return rest;
+}
+
 async function render(view, ctx, _params, query) {
   const choice = choices(ctx, query);
   const chains = [["total", "All chains (total)"], ["mainnet", "Mainnet chains"], ["testnet", "Test networks"],
@@ -86,9 +98,12 @@ async function render(view, ctx, _params, query) {
     location.hash = `#/metrics?${new URLSearchParams(values)}`;
   });
   const range = { timeInterval: choice.interval, ...(await window(ctx, choice, query)) };
-  const points = METRICS[choice.metric].icm
-    ? (await ctx.api.icmSeries({ ...range, ...icmFilter(choice.chain) }, MAX_PAGES))
-    : await ctx.api.series(choice.chain, choice.metric, range, MAX_PAGES);
+  const kind = METRICS[choice.metric];
+  const points = kind.icm
+    ? await ctx.api.icmSeries({ ...range, ...icmFilter(choice.chain) }, MAX_PAGES)
+    : kind.staking
+      ? await ctx.api.stakingSeries(choice.chain === "mainnet" ? "mainnet" : "fuji", choice.metric, stakingRange(range), MAX_PAGES)
+      : await ctx.api.series(choice.chain, choice.metric, range, MAX_PAGES);
   const format = METRICS[choice.metric].format || ((v) => number(v, 4));
   const values = points.map((p) => Number(p.value));
   const stats = points.length ? [
