@@ -18,7 +18,7 @@ from snowfield.store.buckets import INTERVALS, bucket_start
 from snowfield.store.database import Database
 from snowfield.store.icm_rollups import WINDOWS
 from snowfield.store.writes import unwind
-from snowfield.testing import RunningNode, open_database
+from snowfield.testing import RunningNode, database_urls, open_database
 from tests.api.test_icm_listing import _setup
 from tests.api.test_icm_messages import (  # noqa: F401 (network: the devnet fixture)
     Playground,
@@ -80,7 +80,12 @@ def test_icm_counts_equal_brute_force(
     node, l1 = network
     play = Playground(node, l1, tmp_path)
     setup = _setup(play, l1)
-    with open_database(str(tmp_path / "m.db")) as db:
+    for url in database_urls(tmp_path):  # SQLite; PostgreSQL too when configured
+        _one_store(url, play, l1, setup)
+
+
+def _one_store(url: str, play: Playground, l1: str, setup: dict[str, Any]) -> None:
+    with open_database(url) as db:
         _record(db, play)
         play.index(db)
         brute = _brute(db)
