@@ -20,21 +20,24 @@ from snowfield.store.database import Database
 from snowfield.testing import open_database, serve_devnet
 from snowfield.workload.platform_demo import demo_secret, run_platform_demo
 from tests.clients.chainkit import Call, drive
+from tests.conftest import _db_kinds, _url
 from tests.metrics.traffic import serve_metrics
 
 P_ID = "11111111111111111111111111111111LpoYY"
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+@pytest.fixture(scope="module", params=_db_kinds())
+def db(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Database]:
+    """The demo's P-Chain indexed into SQLite (and PostgreSQL when configured)."""
     with serve_devnet(validators=2) as devnet:
         secret = demo_secret([k.private_key for k in devnet.node.dev_keys])
         asyncio.run(run_platform_demo(devnet.base, secret, lambda _line: None))
-        opened = Database(str(Path(tmp_path_factory.mktemp("staking")) / "p.db"))
-        opened.migrate()
-        asyncio.run(_sync(opened, devnet.base))
-        yield opened
-        opened.close()
+        url = _url(request.param, Path(tmp_path_factory.mktemp("staking")))
+        with open_database(url) as opened:
+            asyncio.run(_sync(opened, devnet.base))
+            yield opened
 
 
 async def _sync(db: Database, base: str) -> None:
