@@ -107,15 +107,6 @@ def counts(
     return dict(out)
 
 
-def bucket_range(db: Database, q: IcmQuery, span: Interval) -> tuple[int, int] | None:
-    """The first and last bucket holding a counted message (None: none)."""
-    found = counts(db, q, span)
-    if not found:
-        return None
-    buckets = [b for b, _ in found]
-    return min(buckets), max(buckets)
-
-
 # Rolling windows: the buckets of `span` from the one holding now - length on.
 WINDOWS: tuple[tuple[str, Interval, int | None], ...] = (
     ("lastHour", "hour", HOUR),
