@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 from snowfield.api.gate import RatePolicy
@@ -107,6 +108,8 @@ def walk(site: Site, targets: dict[str, Any]) -> dict[str, Any]:
         {"name": "chart-2160", "script": CHART_2160, "shot": "chart-2160.png"},
         *_metric_steps(),
         {"name": "metric-total", "url": "/#/metrics?metric=txCount&interval=day&chain=total"},
+        {"name": "metric-icm", "url": "/#/metrics?metric=icmMessages&interval=hour&chain=total"},
+        {"name": "metric-staking", "url": "/#/metrics?metric=validatorCount&chain=total"},
         {"name": "search-address", "url": "/", "idle": True},
         {"name": "search-address-go", "search": A.upper().replace("0X", "0x")},
         {"name": "search-number", "search": "3"},
@@ -362,9 +365,19 @@ def test_deployments_and_contract_metadata(
         assert one(page, "decimals")[0] == str(token["decimals"])
 
 
+def _first_activity(site: Site, chain: str) -> int:
+    """The start of the first day with a transaction: where the dashboard opens."""
+    days = site.metric(chain, "txCount", timeInterval="day", pageSize=2160)["results"]
+    return int([p for p in days if p["value"] > 0][-1]["timestamp"])
+
+
 def _series(site: Site, chain: str, metric: str, interval: str) -> list[tuple[int, float]]:
-    """The series, newest first, as the API and the dashboard's table list it."""
-    points = site.metric(chain, metric, timeInterval=interval, pageSize=2160)["results"]
+    """The series, newest first, as the API and the dashboard's table list it (from the
+    chain's first active day, the dashboard's default range)."""
+    start = _first_activity(site, chain)
+    points = site.metric(chain, metric, timeInterval=interval, pageSize=2160, startTimestamp=start)[
+        "results"
+    ]
     return [(p["timestamp"], float(p["value"])) for p in points]
 
 
@@ -388,6 +401,40 @@ def test_metrics_dashboard_default_and_aggregate(walk: dict[str, Any], site: Sit
     _usable(walk["metrics"])
     assert _values(walk["metrics"]) == _series(site, CHAIN, "txCount", "hour")
     assert _values(walk["metric-total"]) == _series(site, "total", "txCount", "day")
+    # It opens on the chain's activity: hours from its first active day, not from genesis
+    # (a devnet's genesis is years earlier: 21,600 hours of zeros in ten requests before).
+    everything = site.metric(CHAIN, "txCount", timeInterval="hour", pageSize=2160)
+    default = _values(walk["metrics"])
+    assert default and default[-1][0] >= _first_activity(site, CHAIN)
+    assert len(default) < 2160 or "nextPageToken" not in everything
+    metric_calls = [r for r in walk["metrics"]["requests"] if "/v2/" in r["url"]]
+    assert len(metric_calls) <= 3, metric_calls
+
+
+def test_metrics_dashboard_charts_staking(walk: dict[str, Any], site: Site) -> None:
+    page = walk["metric-staking"]
+    _usable(page)
+    got = httpx.get(
+        f"{site.metrics}/v2/networks/fuji/metrics/validatorCount",
+        params={"pageSize": 2160, "startTimestamp": _first_activity(site, "total")},
+        timeout=30,
+    )
+    # a site without a P-Chain index answers 404: the page says there is no data
+    want = got.json()["results"] if got.status_code == 200 else []
+    assert got.status_code in (200, 404)
+    assert _values(page) == [(p["timestamp"], float(p["value"])) for p in want]
+
+
+def test_metrics_dashboard_charts_icm_messages(walk: dict[str, Any], site: Site) -> None:
+    page = walk["metric-icm"]
+    _usable(page)
+    start = _first_activity(site, "total")
+    body = httpx.get(
+        f"{site.metrics}/v2/icm/timeseries",
+        params={"timeInterval": "hour", "pageSize": 2160, "startTimestamp": start},
+        timeout=30,
+    ).json()
+    assert _values(page) == [(p["timestamp"], float(p["value"])) for p in body["results"]]
 
 
 LINKS = (

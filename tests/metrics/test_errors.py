@@ -185,7 +185,15 @@ def test_rate_limit(indexed: Indexed) -> None:
 def test_openapi(base: str) -> None:
     document = get(f"{base}/openapi.json").json()
     assert set(document["paths"]) == {"/v2/chains/{chainId}/metrics/{metric}",
-                                      "/v1/avg_tps/{chainId}"}  # fmt: skip
+                                      "/v1/avg_tps/{chainId}", "/v2/chains",
+                                      "/v2/chains/{chainId}", "/v2/health-check",
+                                      "/v2/live-check", "/v2/icm/summary",
+                                      "/v2/icm/timeseries",
+                                      "/v2/chains/{chainId}/rollingWindowMetrics/{metric}",
+                                      "/v2/networks/{network}/metrics/{metric}",
+                                      "/v2/subnets/{subnetId}/validators:getAddresses",
+                                      "/v2/chains/43114/btcb/bridged:getAddresses",
+                                      }  # fmt: skip
     params = document["paths"]["/v2/chains/{chainId}/metrics/{metric}"]["get"]["parameters"]
     size = next(p for p in params if p["name"] == "pageSize")["schema"]
     assert (size["minimum"], size["maximum"], size["default"]) == (1, 2160, 100)

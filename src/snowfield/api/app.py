@@ -9,7 +9,7 @@ import orjson
 from starlette.types import ASGIApp
 
 from snowfield.aggregator.service import AggregatorService as SignatureService
-from snowfield.api import icm, signatures
+from snowfield.api import icm, icm_messages, signatures
 from snowfield.api.errors import send_error
 from snowfield.api.evm import (
     address_chains,
@@ -63,6 +63,7 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *l1_validators.OPERATIONS,
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
+    *icm_messages.OPERATIONS,
 )
 VERSION = "1.0.0"
 _UNMATCHED_WEIGHT = 1

@@ -21,7 +21,7 @@ from snowfield.store.pagination import Key, Page
 from snowfield.store.rows import ChainRow, IcmEventRow
 
 ZERO_ADDRESS = "0x" + "00" * 20
-_NETWORK = dataclasses.replace(
+MESSAGE_NETWORK = dataclasses.replace(
     NETWORK,
     description="Only messages seen on chains of this network; fuji and testnet both name the"
     " test networks.",
@@ -44,24 +44,21 @@ class _Chains:
         return None if found is None else str(found.chain_id)
 
 
-def _messages(
-    db: Database,
-    address: str,
-    network: str | None,
-    key: ApiKey | None,
-    after: Key | None,
-    size: int,
-) -> tuple[list[Json], Page[Any]]:
-    rows = chain_queries.list_chains(db)
-    chains = _Chains(rows)
+def visible_chains(db: Database, network: str | None, key: ApiKey | None) -> list[ChainRow]:
+    """The indexed chains a request may see: on `network` (any when None), allowed by `key`."""
     testnet = None if network is None else network != "mainnet"
-    visible = [
-        c.chain_id
-        for c in rows
+    return [
+        c
+        for c in chain_queries.list_chains(db)
         if chain_queries.on_network(c, testnet) and (key is None or key.allows(c.chain_id))
     ]
-    page = icm.messages_of(db, address, visible, after=after, limit=size)
-    events = icm.events_of(db, [m for m, _ in page.items], visible)
+
+
+def render(db: Database, message_ids: list[str], visible: list[int]) -> list[Json]:
+    """The messages, in the order given, as seen on the `visible` chains; a message whose
+    events an unwind took between the reads is left out."""
+    chains = _Chains(chain_queries.list_chains(db))
+    events = icm.events_of(db, message_ids, visible)
     fee_tokens: dict[int, set[str]] = {}
     for found in events.values():
         for e in found:
@@ -72,11 +69,21 @@ def _messages(
         for chain_id, addresses in fee_tokens.items()
         for address, token in token_queries.tokens(db, chain_id, addresses).items()
     }
-    items = [
-        _message(message_id, events.get(message_id, []), chains, tokens)
-        for message_id, _ in page.items
-    ]
-    return [m for m in items if m is not None], page
+    items = [_message(m, events.get(m, []), chains, tokens) for m in message_ids]
+    return [m for m in items if m is not None]
+
+
+def _messages(
+    db: Database,
+    address: str,
+    network: str | None,
+    key: ApiKey | None,
+    after: Key | None,
+    size: int,
+) -> tuple[list[Json], Page[Any]]:
+    visible = [c.chain_id for c in visible_chains(db, network, key)]
+    page = icm.messages_of(db, address, visible, after=after, limit=size)
+    return render(db, [m for m, _ in page.items], visible), page
 
 
 def _message(
@@ -182,7 +189,7 @@ OPERATIONS = (
         "List the cross-chain (ICM) messages an address sent or is the destination of, newest"
         " first: pending, delivered, or delivered with the source chain not indexed.",
         "Interchain messaging",
-        (ADDRESS, _NETWORK, PAGE_TOKEN, PAGE_SIZE.bounded(1, 100, 10)),
+        (ADDRESS, MESSAGE_NETWORK, PAGE_TOKEN, PAGE_SIZE.bounded(1, 100, 10)),
         "ListIcmMessagesResponse",
         20,
         list_messages_by_address,

@@ -9,10 +9,11 @@ from typing import Any
 from snowfield.api.errors import ERROR_STATUSES
 from snowfield.api.evm.balance_schemas import BALANCE_COMPONENTS
 from snowfield.api.evm.view_schemas import VIEW_COMPONENTS
+from snowfield.api.icm_messages import legacy_schemas
 from snowfield.api.operation import Operation
 from snowfield.api.params import Param
 from snowfield.api.primary.network_schemas import NETWORK_COMPONENTS
-from snowfield.api.schemas import COMPONENTS, ref
+from snowfield.api.schemas import COMPONENTS, ICM, ref
 
 API_KEY_HEADER = "x-service-api-key"
 _RATE_HEADERS = {
@@ -86,6 +87,7 @@ def openapi_document(
                 **VIEW_COMPONENTS,
                 **BALANCE_COMPONENTS,
                 **NETWORK_COMPONENTS,
+                **legacy_schemas(ICM),
             },
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}

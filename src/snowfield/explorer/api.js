@@ -94,6 +94,47 @@ export class Api {
     return request(`${this.metricsBase}/v2/chains/${chain}/metrics/${metric}` + query(params), {}, "the metrics API");
   }
 
+  /** ICM message counts per bucket (the metrics API's /v2/icm/timeseries), every page up to
+   * `maxPages`, oldest first. */
+  async icmSeries(params, maxPages = 5) {
+    const points = [];
+    let token;
+    for (let page = 0; page < maxPages; page++) {
+      const body = await request(`${this.metricsBase}/v2/icm/timeseries` + query({ pageSize: 2160, ...params, pageToken: token }), {}, "the metrics API");
+      points.push(...body.results);
+      token = body.nextPageToken;
+      if (!token) break;
+    }
+    return points.reverse();
+  }
+
+  /** A staking metric per day (the metrics API's /v2/networks/{network}/metrics/{metric}),
+   * oldest first; empty when the store indexes no P-Chain of that network (404). */
+  async stakingSeries(network, metric, params, maxPages = 5) {
+    const points = [];
+    let token;
+    try {
+      for (let page = 0; page < maxPages; page++) {
+        const body = await request(`${this.metricsBase}/v2/networks/${network}/metrics/${metric}` + query({ pageSize: 2160, ...params, pageToken: token }), {}, "the metrics API");
+        points.push(...body.results);
+        token = body.nextPageToken;
+        if (!token) break;
+      }
+    } catch (err) {
+      if (err.kind === "notfound") return [];
+      throw err;
+    }
+    return points.reverse();
+  }
+
+  /** The start of the first day with a transaction on `chain` (one request: 2,160 days back at
+   * most), or null when it has none. A devnet's genesis can be years before its first block. */
+  async firstActivity(chain) {
+    const body = await this.metric(chain, "txCount", { timeInterval: "day", pageSize: 2160 });
+    const active = body.results.filter((p) => Number(p.value) > 0);
+    return active.length ? active[active.length - 1].timestamp : null;
+  }
+
   /** Every page of a metric series, oldest first, up to `maxPages` pages of 2,160 points. */
   async series(chain, metric, params, maxPages = 5) {
     const points = [];

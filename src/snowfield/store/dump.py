@@ -23,6 +23,7 @@ INDEXED: dict[str, str] = {
     "token_balances": "chain_id, holder, kind, token, token_id",
     "icm_events": "chain_id, block_number, log_index",
     "icm_address_messages": "address, message_id, chain_id",
+    "icm_rollups": "span, bucket, chain_id, src, dest, kind",
     "checkpoints": "chain_id",
 }
 
@@ -36,6 +37,7 @@ PRIMARY: dict[str, str] = {
     "p_tx_addresses": "pchain, address, tx_id",
     "p_utxos": "pchain, utxo_id",
     "p_stakers": "pchain, tx_id",
+    "staking_deltas": "pchain, subnet_id, metric, day",
     "p_staker_owners": "pchain, address, start_time, tx_id",
     "p_subnets": "pchain, subnet_id",
     "p_chains": "pchain, blockchain_id",

@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from snowfield.store import primary_blocks, sql
+from snowfield.store import primary_blocks, sql, staking_rollups
 from snowfield.store.database import Database, Writer
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
@@ -289,6 +289,10 @@ def _consume(w: Writer, pchain: str, spends: Sequence[tuple[str, Spend, BlockRow
 
 
 def _write_stakers(w: Writer, pchain: str, b: BlockRows) -> None:
+    staking_rollups.add(
+        w, pchain, [(s.kind, s.subnet_id, s.start, s.end, s.amount) for s in b.stakers],
+        [s.tx_id for s in b.stakers],
+    )  # fmt: skip
     w.executemany(
         "INSERT INTO p_stakers (pchain, tx_id, kind, node_id, subnet_id, start_time, end_time,"
         " amount, reward_addresses, fee_addresses, delegation_fee)"
@@ -333,6 +337,10 @@ def _write_stakers(w: Writer, pchain: str, b: BlockRows) -> None:
             (pchain, node_id, subnet_id),
         ):
             ended.setdefault(str(staker), tx_id)
+    removed = {t for _, _, t in b.removed}
+    staking_rollups.remove(
+        w, pchain, [s for s, t in ended.items() if t in removed], b.timestamp
+    )  # before ended_tx is set
     for table in ("p_stakers", "p_staking_txs"):
         w.executemany(
             f"UPDATE {table} SET ended_tx = ? WHERE pchain = ? AND tx_id = ?",

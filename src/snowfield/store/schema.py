@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from snowfield.store import icm_counts, staking_rollups
 from snowfield.store.evm_schema import (
     ADDRESS_TXS_BY_BLOCK,
     ADDRESS_TXS_V9,
@@ -121,6 +122,10 @@ _ICM_ADDRESS_MESSAGES = (
     # address alone on the time index: every row of the address for each row of a page).
     """CREATE INDEX IF NOT EXISTS icm_address_messages_by_message
         ON icm_address_messages (address, message_id, chain_id, first_seen)""",
+)
+# GET /v1/icm/messages reads every message newest first (store/icm_listing.py).
+ICM_BY_TIME = (
+    "CREATE INDEX IF NOT EXISTS icm_events_by_time ON icm_events (block_timestamp, message_id)"
 )
 ICM_NAMING_KINDS = ("send", "receive")  # the events that give a message its time
 _NAMING = "(" + ", ".join(f"'{kind}'" for kind in ICM_NAMING_KINDS) + ")"
@@ -295,6 +300,9 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
+    icm_counts.TABLE,
+    ICM_BY_TIME,
+    staking_rollups.TABLE,
     *P_BLOCK_DETAILS,
     *VALIDATOR_STATE_TABLES,
     *NETWORK_INDEXES,
@@ -309,6 +317,12 @@ _PAID_BY = (
     " WHERE s.pchain = p_utxos.pchain AND s.tx_id = p_utxos.tx_id"
 )
 
+# formats/icm.MESSENGER_ADDRESSES when schema 15 came (store may not import formats; a test
+# holds them equal).
+MESSENGERS_AT_15 = (
+    "0x253b2784c75e510dd0ff1da844684a1ac0aa5fcf",
+    "0x382fadd0b6cefa004c90eeea48b1e99dc168ffc4",
+)
 # Statements that bring a store written by an older schema up to the next version; a new
 # store gets the current DDL above and never runs them.
 # A step is SQL, or a function of the open transaction where SQL cannot say it.
@@ -360,6 +374,21 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # The P-Chain's blocks, validators and L1 validators (issue 30, part 2). Blocks indexed
     # before have no details row: they are not listed by the block operations.
     14: (*P_BLOCK_DETAILS, *VALIDATOR_STATE_TABLES, *NETWORK_INDEXES),
+    # Only the messenger's own events count (indexer/extract/icm.py): a store's events from
+    # other emitters go, with the rows derived from them; the ICM message counts of the
+    # metrics start from the events that remain.
+    15: (
+        "DELETE FROM icm_events WHERE contract NOT IN"
+        f" ({', '.join(repr(a) for a in MESSENGERS_AT_15)})",
+        "DELETE FROM icm_address_messages",
+        ICM_ADDRESS_ROWS.format(where=""),
+        icm_counts.TABLE,
+        ICM_BY_TIME,
+        icm_counts.rebuild,
+        # The staking metrics (validator and delegator count and weight per subnet and day).
+        staking_rollups.TABLE,
+        staking_rollups.rebuild,
+    ),
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
 }
 

@@ -10,7 +10,14 @@ from typing import Any
 
 import orjson
 
-from snowfield.store import backfill_ranges, block_writes, sql, token_balances, token_queries
+from snowfield.store import (
+    backfill_ranges,
+    block_writes,
+    icm_rollups,
+    sql,
+    token_balances,
+    token_queries,
+)
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
 from snowfield.store.documents import ERC_TYPES
@@ -143,6 +150,7 @@ def write_batch(
     with db.transaction() as w:
         if rollups is not None:
             rollup_tables.add_batch(w, chain_id, bundles, rollups, int(clock()))
+        icm_rollups.add_batch(w, chain_id, bundles)  # before the checkpoint moves
         block_writes.insert_rows(w, bundles, documents)
         token_balances.insert(w, [t for bundle in bundles for t in bundle.token_balances])
         _insert_icm(w, bundles)
@@ -352,6 +360,7 @@ def unwind(
         )
         token_balances.unwind(w, chain_id, height)  # reads the transfers about to go
         backfill_ranges.unwind(w, chain_id, height)
+        icm_rollups.unwind(w, chain_id, height)  # reads the events about to go
         for table, column in BLOCK_COLUMNS.items():
             w.execute(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)

@@ -7,6 +7,10 @@ from http import HTTPStatus
 from typing import Any
 
 from snowfield.api.errors import ERROR_STATUSES
+from snowfield.api.metrics.chains import SCHEMAS as CHAIN_SCHEMAS
+from snowfield.api.metrics.icm import SCHEMAS as ICM_SCHEMAS
+from snowfield.api.metrics.looking_glass import SCHEMAS as GLASS_SCHEMAS
+from snowfield.api.metrics.rolling import SCHEMAS as ROLLING_SCHEMAS
 from snowfield.api.openapi import parameter
 from snowfield.api.operation import Operation
 
@@ -81,5 +85,13 @@ def metrics_openapi(operations: Sequence[Operation[Any]]) -> dict[str, Any]:
         "openapi": "3.0.3",
         "info": {"title": "snowfield metrics API", "version": VERSION},
         "paths": {op.path: _operation(op) for op in operations},
-        "components": {"schemas": SCHEMAS},
+        "components": {
+            "schemas": {
+                **SCHEMAS,
+                **CHAIN_SCHEMAS,
+                **ICM_SCHEMAS,
+                **ROLLING_SCHEMAS,
+                **GLASS_SCHEMAS,
+            }
+        },
     }

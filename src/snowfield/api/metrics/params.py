@@ -29,11 +29,11 @@ class MetricQuery:
     page_token: str | None
 
 
-def _one_of(name: str, values: tuple[str, ...]) -> str:
+def one_of(name: str, values: tuple[str, ...]) -> str:
     return f"{name} must be one of the following values: {', '.join(values)}"
 
 
-def _integer(name: str, raw: str | None, low: int, high: int, problems: list[str]) -> int | None:
+def integer(name: str, raw: str | None, low: int, high: int, problems: list[str]) -> int | None:
     if raw is None:
         return None
     magnitude = decimal(raw.removeprefix("-"))
@@ -61,7 +61,7 @@ def page_token(raw: str | None, problems: list[str]) -> str | None:
 
 
 def page_size(raw: str | None, problems: list[str]) -> int:
-    size = _integer("pageSize", raw, 1, MAX_PAGE_SIZE, problems)
+    size = integer("pageSize", raw, 1, MAX_PAGE_SIZE, problems)
     return DEFAULT_PAGE_SIZE if size is None else size
 
 
@@ -77,15 +77,15 @@ def metric_query(metric: str, query: Mapping[str, str]) -> MetricQuery:
     """Operation 17's arguments; InvalidParams carries every problem in `data`."""
     problems: list[str] = []
     if metric not in METRICS:
-        problems.append(_one_of("metric", tuple(METRICS)))
+        problems.append(one_of("metric", tuple(METRICS)))
     span = query.get("timeInterval", DEFAULT_INTERVAL)
     if span not in INTERVALS:
-        problems.append(_one_of("timeInterval", INTERVALS))
+        problems.append(one_of("timeInterval", INTERVALS))
     elif metric in METRICS and span not in intervals_of(metric):
         supported = ", ".join(intervals_of(metric))
         problems.append(f"timeInterval {span} is not supported for {metric}: use {supported}")
-    start = _integer("startTimestamp", query.get("startTimestamp"), 0, MAX_TIMESTAMP, problems)
-    end = _integer("endTimestamp", query.get("endTimestamp"), 0, MAX_TIMESTAMP, problems)
+    start = integer("startTimestamp", query.get("startTimestamp"), 0, MAX_TIMESTAMP, problems)
+    end = integer("endTimestamp", query.get("endTimestamp"), 0, MAX_TIMESTAMP, problems)
     if start is not None and end is not None and start > end:
         problems.append("startTimestamp must be less than or equal to endTimestamp")
     size = page_size(query.get("pageSize"), problems)

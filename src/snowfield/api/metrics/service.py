@@ -5,8 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -20,6 +19,10 @@ from starlette.websockets import WebSocketClose
 
 from snowfield.api.errors import status_of
 from snowfield.api.gate import Gate, RatePolicy
+from snowfield.api.metrics import chains as metric_chains
+from snowfield.api.metrics import icm as metric_icm
+from snowfield.api.metrics import looking_glass, rolling, staking
+from snowfield.api.metrics.context import Clock, MetricsContext, MetricsService
 from snowfield.api.metrics.openapi import metrics_openapi
 from snowfield.api.metrics.params import (
     CHAIN_ID,
@@ -31,20 +34,16 @@ from snowfield.api.metrics.params import (
     single,
 )
 from snowfield.api.operation import Json, Operation
-from snowfield.api.params import decimal
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.responses import Headers, send_json_length_first
 from snowfield.api.router import Router, operation_routes
 from snowfield.api.telemetry import Recorder
-from snowfield.errors import InvalidParams, NotFound, RateLimited, SnowfieldError
-from snowfield.store import metric_tokens, rollup_reads
-from snowfield.store.buckets import Interval
+from snowfield.errors import RateLimited, SnowfieldError
+from snowfield.store import rollup_reads
 from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey
-from snowfield.store.rollup_reads import Series
 
 log = logging.getLogger("snowfield.api.metrics")
-Clock = Callable[[], float]
 AVG_TPS_PAGE = 100
 
 
@@ -71,65 +70,6 @@ async def send_metrics_error(
         {"message": messages, "statusCode": status, "error": HTTPStatus(status).phrase}
     )
     return await send_json_length_first(scope, send, body, status, headers, own=extra)
-
-
-class _Service:
-    """The handlers' collaborators: the store, the clock and page tokens."""
-
-    def __init__(self, db: Database, clock: Clock) -> None:
-        self.db = db
-        self.clock = clock
-
-    async def chains(self, ref: str) -> list[int]:
-        """The chains `ref` names: one EVM chain id, or an aggregate of the indexed chains."""
-        networks = await run_in_threadpool(rollup_reads.chain_networks, self.db)
-        if ref == "total":
-            return sorted(networks)
-        if ref == "mainnet":
-            return sorted(c for c, n in networks.items() if n == "mainnet")
-        if ref == "testnet":  # the test network and local networks
-            return sorted(c for c, n in networks.items() if n != "mainnet")
-        number = decimal(ref)
-        if number is not None and number in networks:
-            return [number]
-        raise NotFound(f"chain {ref} is not supported")
-
-    async def cursor(self, token: str | None, scope: str) -> int | None:
-        """Where the page continues; None (page one) without a token, or with an unknown or
-        expired one."""
-        if token is None:
-            return None
-        stored = await run_in_threadpool(metric_tokens.load_token, self.db, token)
-        if stored is None:
-            return None
-        if stored.scope != scope:
-            raise InvalidParams("pageToken was issued for a different query")
-        if self.clock() - stored.created >= metric_tokens.TOKEN_LIFETIME:
-            return None
-        return stored.cursor
-
-    async def page(self, body: dict[str, Any], series: Series, scope: str) -> dict[str, Any]:
-        body["results"] = [{"value": v, "timestamp": t} for t, v in series.points]
-        if series.more:
-            body["nextPageToken"] = await run_in_threadpool(
-                metric_tokens.save_token, self.db, scope, series.points[-1][0], int(self.clock())
-            )
-        return body
-
-    async def series(
-        self, chains: Sequence[int], metric: str, span: Interval, **kwargs: Any
-    ) -> Series:
-        return await run_in_threadpool(
-            lambda: rollup_reads.series(self.db, chains, metric, span, **kwargs)
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class MetricsContext:
-    """What a metrics handler is given: the service and the request's checked arguments."""
-
-    service: _Service
-    args: dict[str, Any]
 
 
 def _scope(*parts: object) -> str:
@@ -197,6 +137,16 @@ OPERATIONS: tuple[Operation[MetricsContext], ...] = (
 )
 
 
+OPERATIONS = (
+    *OPERATIONS,
+    *metric_chains.OPERATIONS,
+    *metric_icm.OPERATIONS,
+    *rolling.OPERATIONS,
+    *staking.OPERATIONS,
+    *looking_glass.OPERATIONS,
+)
+
+
 def create_metrics_app(
     db: Database,
     *,
@@ -205,7 +155,7 @@ def create_metrics_app(
     rate_per_minute: int = 6000,
 ) -> ASGIApp:
     """The metrics service over `db` (already migrated); `clock` dates page tokens."""
-    service = _Service(db, clock)
+    service = MetricsService(db, clock)
 
     def context(
         op: Operation[MetricsContext], args: dict[str, Any], key: ApiKey | None

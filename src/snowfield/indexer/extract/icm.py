@@ -1,7 +1,9 @@
-"""ICM messenger events from receipt logs (formats/icm.py decodes them). Any contract's log
-with a messenger topic counts: the emitter is recorded, and operation 16 shows it as the
-message's `icmContractAddress`. A malformed messenger log is skipped and logged, never fatal
-to the block."""
+"""ICM messenger events from receipt logs (formats/icm.py decodes them). Only logs emitted by
+a messenger (formats/icm.MESSENGER_ADDRESSES: the real networks' TeleporterMessenger and the
+devnet's own) count: any contract can emit a log with the messenger's topics, and a forged
+SendCrossChainMessage must not show up as a message, nor in the ICM metrics. The emitter is
+recorded (operation 16's `icmContractAddress`). A malformed messenger log is skipped and logged,
+never fatal to the block."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from snowfield.formats.icm import SIGNATURES, IcmDecodeError, decode_event
+from snowfield.formats.icm import MESSENGER_ADDRESSES, SIGNATURES, IcmDecodeError, decode_event
 from snowfield.indexer.extract.hexnum import addr, data_bytes, qty, successful_logs
 from snowfield.store.rows import IcmEventRow
 
@@ -17,13 +19,20 @@ log = logging.getLogger("snowfield.indexer")
 
 
 def icm_rows(
-    chain_id: int, block_number: int, timestamp: int, receipts: Sequence[dict[str, Any]]
+    chain_id: int,
+    block_number: int,
+    timestamp: int,
+    receipts: Sequence[dict[str, Any]],
+    messengers: frozenset[str] = frozenset(MESSENGER_ADDRESSES),
 ) -> list[IcmEventRow]:
+    """The messenger events of a block's receipts; `messengers`: the emitters that count."""
     rows: list[IcmEventRow] = []
     for tx_index, receipt, item in successful_logs(receipts):
         topics = [t.lower() for t in item.get("topics") or ()]
         if not topics or topics[0] not in SIGNATURES:
             continue
+        if str(item.get("address") or "").lower() not in messengers:
+            continue  # a messenger-shaped log from another contract: a forgery
         try:
             event = decode_event(topics, data_bytes(item.get("data")))
         except IcmDecodeError as exc:
