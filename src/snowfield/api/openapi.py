@@ -11,6 +11,7 @@ from snowfield.api.evm.view_schemas import VIEW_COMPONENTS
 from snowfield.api.operation import Operation
 from snowfield.api.params import Param
 from snowfield.api.schemas import COMPONENTS, ref
+from snowfield.api.webhooks.schemas import WEBHOOK_COMPONENTS
 
 API_KEY_HEADER = "x-service-api-key"
 _RATE_HEADERS = {
@@ -79,7 +80,7 @@ def openapi_document(
         "info": {"title": title, "version": version},
         "paths": paths,
         "components": {
-            "schemas": {**COMPONENTS, **VIEW_COMPONENTS},
+            "schemas": {**COMPONENTS, **VIEW_COMPONENTS, **WEBHOOK_COMPONENTS},
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
             },

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from snowfield.store import block_writes, sql, token_balances, token_queries
+from snowfield.store import block_writes, sql, token_balances, token_queries, webhook_outbox
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
 from snowfield.store.documents import ERC_TYPES
@@ -136,6 +136,8 @@ def write_batch(
         forget_naming(w, chain_id, new_tokens, bundles[0].block.number)
         _insert_nfts(w, nfts)
         _move_owners(w, chain_id, [t for b in bundles for t in b.transfers])
+        # Invariant: webhook messages commit with the rows they report (store/webhook_outbox.py).
+        webhook_outbox.enqueue(w, chain_id, bundles, int(clock() * 1000))
         last = bundles[-1].block
         w.execute(
             "INSERT INTO checkpoints (chain_id, height, hash) VALUES (?, ?, ?)"
@@ -312,6 +314,7 @@ def unwind(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)
             )
         _reindex_icm_addresses(w, chain_id, [r[0] for r in unwound_messages])
+        webhook_outbox.unwind(w, chain_id, height, int(clock() * 1000))
         _recompute_owners(w, chain_id, height)
         below = w.query(
             "SELECT number, hash FROM blocks WHERE chain_id = ? AND number < ?"
