@@ -167,7 +167,7 @@ def test_the_delivery_log_and_replay(served: tuple[str, str, str], filled: Datab
                     1,
                     now,
                     0,
-                )  # fmt: skip
+                )
                 for n in (1, 2, 3)
             ],
         )
