@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -77,8 +78,10 @@ def receiver() -> Iterator[Receiver]:
 
 
 _VALIDATE = """
+import { readFileSync } from "node:fs";
 import { Avalanche } from "@avalanche-sdk/chainkit";
-const { secret, deliveries } = JSON.parse(process.argv[2]);
+// argv[2]: a file with {secret, deliveries} (a command line is too short for real traffic).
+const { secret, deliveries } = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const client = new Avalanche({ enableTelemetry: false });
 const out = [];
 for (const d of deliveries) {
@@ -102,8 +105,9 @@ def validate(secret: str, received: list[Received]) -> list[dict[str, Any]]:
         "secret": secret,
         "deliveries": [{"body": r.body.decode(), "headers": r.headers} for r in received],
     }
-    out = run_node_script(
-        _VALIDATE, orjson.dumps(plan).decode(), packages=("@avalanche-sdk/chainkit",)
-    )
+    with tempfile.NamedTemporaryFile("wb", suffix=".json") as f:
+        f.write(orjson.dumps(plan))
+        f.flush()
+        out = run_node_script(_VALIDATE, f.name, packages=("@avalanche-sdk/chainkit",))
     result: list[dict[str, Any]] = orjson.loads(out)
     return result
