@@ -263,27 +263,42 @@ class Outcome:
     deactivate: str | None  # deactivate the webhook, with this reason
 
 
-def record(db: Database, outcome: Outcome) -> None:
+def record(db: Database, outcomes: Sequence[Outcome]) -> None:
+    """Stores the outcomes of attempts, in one transaction (a worker batches them: one commit
+    per message would bound deliveries/s by the store's commit rate)."""
+    if not outcomes:
+        return
     with db.transaction() as w:
-        w.execute(
+        w.executemany(
             "UPDATE webhook_outbox SET state = ?, attempts = ?, next_at = ?, lease_until = 0,"
             " last_status = ?, last_error = ?, last_latency_ms = ?, delivered_at = ?"
             " WHERE message_id = ? AND state = 'pending'",
-            (
-                outcome.state, outcome.attempts, outcome.next_at, outcome.status, outcome.error,
-                outcome.latency_ms, outcome.at_ms if outcome.state == DELIVERED else None,
-                outcome.message_id,
-            ),
-        )  # fmt: skip
-        w.execute(
-            "UPDATE webhooks SET queued = queued + ?, failed_first = failed_first + ? WHERE id = ?",
-            (int(outcome.entered_queue), int(outcome.failed_first), outcome.webhook_id),
+            [
+                (
+                    o.state,
+                    o.attempts,
+                    o.next_at,
+                    o.status,
+                    o.error,
+                    o.latency_ms,
+                    o.at_ms if o.state == DELIVERED else None,
+                    o.message_id,
+                )  # fmt: skip
+                for o in outcomes
+            ],
         )
-        if outcome.deactivate is not None:
-            w.execute(
-                "UPDATE webhooks SET status = 'inactive', deactivated_reason = ? WHERE id = ?",
-                (outcome.deactivate, outcome.webhook_id),
-            )
+        w.executemany(
+            "UPDATE webhooks SET queued = queued + ?, failed_first = failed_first + ? WHERE id = ?",
+            [
+                (int(o.entered_queue), int(o.failed_first), o.webhook_id)
+                for o in outcomes
+                if o.entered_queue or o.failed_first
+            ],
+        )
+        w.executemany(
+            "UPDATE webhooks SET status = 'inactive', deactivated_reason = ? WHERE id = ?",
+            [(o.deactivate, o.webhook_id) for o in outcomes if o.deactivate is not None],
+        )
 
 
 def counters(db: Database, webhook_id: str) -> tuple[int, int]:

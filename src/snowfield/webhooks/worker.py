@@ -97,6 +97,10 @@ class Worker:
         self._flying: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._room = asyncio.Semaphore(self.config.concurrency)
+        self._outcomes: list[webhook_outbox.Outcome] = []
+        self._recorder: asyncio.Task[None] | None = None
+        # Per webhook, the (failed_first, queued) increments of outcomes not stored yet.
+        self._unstored: dict[str, list[int]] = {}
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)
@@ -129,8 +133,39 @@ class Worker:
         return len(messages)
 
     async def drain(self) -> None:
-        while self._tasks:
+        while self._tasks or self._recorder is not None:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            if self._recorder is not None:
+                await asyncio.gather(self._recorder, return_exceptions=True)
+
+    def _record(self, outcome: webhook_outbox.Outcome) -> None:
+        """Queues an outcome for the recorder, which stores every queued one per transaction."""
+        self._outcomes.append(outcome)
+        if outcome.failed_first or outcome.entered_queue:
+            counts = self._unstored.setdefault(outcome.webhook_id, [0, 0])
+            counts[0] += int(outcome.failed_first)
+            counts[1] += int(outcome.entered_queue)
+        if self._recorder is None:
+            self._recorder = asyncio.create_task(self._store_outcomes())
+
+    async def _store_outcomes(self) -> None:
+        try:
+            while self._outcomes:
+                batch, self._outcomes = self._outcomes, []
+                try:
+                    await asyncio.to_thread(webhook_outbox.record, self.db, batch)
+                except Exception:  # their leases lapse: the messages are sent again
+                    log.exception("recording %d webhook outcomes failed", len(batch))
+                for outcome in batch:
+                    self._flying.discard(outcome.message_id)
+                    counts = self._unstored.get(outcome.webhook_id)
+                    if counts is not None:
+                        counts[0] -= int(outcome.failed_first)
+                        counts[1] -= int(outcome.entered_queue)
+                        if counts == [0, 0]:
+                            del self._unstored[outcome.webhook_id]
+        finally:
+            self._recorder = None
 
     async def run(self, stop: asyncio.Event) -> None:
         """Delivers until `stop` is set, then finishes what is in flight."""
@@ -166,8 +201,7 @@ class Worker:
                 finally:
                     self.metrics.in_flight.dec()
         except Exception:
-            log.exception("webhook delivery of %s failed to record", message.message_id)
-        finally:
+            log.exception("webhook delivery of %s failed", message.message_id)
             self._flying.discard(message.message_id)
 
     async def _post(self, message: Claimed) -> tuple[int | None, str | None]:
@@ -197,9 +231,13 @@ class Worker:
         ok = status is not None and 200 <= status < 300
         if status is not None and not ok:
             error = f"the receiver answered {status}"
-        failed_first, queued = await asyncio.to_thread(
-            webhook_outbox.counters, self.db, message.webhook_id
-        )
+        failed_first, queued = (0, 0)
+        if not ok:  # the deactivation rules count failures only
+            failed_first, queued = await asyncio.to_thread(
+                webhook_outbox.counters, self.db, message.webhook_id
+            )
+            pending = self._unstored.get(message.webhook_id, [0, 0])
+            failed_first, queued = failed_first + pending[0], queued + pending[1]
         outcome = retry.decide(
             message,
             ok=ok,
@@ -211,7 +249,7 @@ class Worker:
             failed_first=failed_first,
             queued=queued,
         )
-        await asyncio.to_thread(webhook_outbox.record, self.db, outcome)
+        self._record(outcome)
         self.metrics.latency.observe(elapsed)
         label = "delivered" if ok else ("retry" if outcome.state == "pending" else "failed")
         self.metrics.attempts.labels(label).inc()
