@@ -12,8 +12,8 @@ in this process.
               5 ms) in the same run.
   throughput  --fanout webhooks (1000) follow a second sender, whose one transaction makes
               --fanout messages; deliveries/s from the indexer's commit to the last arrival,
-              against an httpx POST loop of as many signed bodies to the same receiver with the
-              worker's concurrency (256), in this process.
+              against an httpx POST loop of as many signed bodies to the same receiver, in this
+              process, at its best of 1, 16 and 256 requests at once.
 Loopback only; every loop is bounded in count and time.
 
     python bench/webhooks.py [--hooks 100] [--txs 60] [--interval 0.25] [--fanout 1000]
@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.server
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -65,29 +66,41 @@ class Arrivals:
             return len(self.times)
 
 
-def serve_receiver(arrivals: Arrivals) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def serve_receiver(arrivals: Arrivals) -> tuple[Callable[[], None], str]:
+    """A minimal HTTP/1.1 receiver on asyncio in its own thread (keep-alive, content-length
+    bodies, 200 with no body): light enough that the worker, not the receiver, is measured."""
+    ready = threading.Event()
+    box: dict[str, Any] = {}
 
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length", "0")))
-            now = time.time()
-            with arrivals.lock:
-                arrivals.times.append((now, body))
-            self.send_response(200)
-            self.send_header("content-length", "0")
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line[:15].lower() == b"content-length:":
+                        length = int(line[15:])
+                body = await reader.readexactly(length)
+                with arrivals.lock:
+                    arrivals.times.append((time.time(), body))
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
             pass
+        finally:
+            writer.close()
 
-    class Server(http.server.ThreadingHTTPServer):
-        daemon_threads = True
-        request_queue_size = 1024  # the listen backlog: 5 by default drops bursts of connects
+    def run() -> None:
+        loop = asyncio.new_event_loop()
+        server = loop.run_until_complete(asyncio.start_server(handle, "127.0.0.1", 0, backlog=1024))
+        box["port"], box["loop"], box["server"] = server.sockets[0].getsockname()[1], loop, server
+        ready.set()
+        loop.run_forever()
 
-    server = Server(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/hook"
+    threading.Thread(target=run, daemon=True).start()
+    ready.wait(10)
+    loop = box["loop"]
+    return lambda: loop.call_soon_threadsafe(loop.stop), f"http://127.0.0.1:{box['port']}/hook"
 
 
 def follow(db: Database, owner: str, url: str, address: str, count: int) -> None:
@@ -177,7 +190,7 @@ def main() -> None:
     owner, _ = create_key(db, "bench")
     webhooks.ensure_secret(db, owner.id)
     arrivals = Arrivals()
-    server, url = serve_receiver(arrivals)
+    stop_receiver, url = serve_receiver(arrivals)
     sender, fan_sender = DEV_KEYS[0], DEV_KEYS[1]
     sender_address = Account.from_key(sender).address.lower()
     fan_address = Account.from_key(fan_sender).address.lower()
@@ -229,17 +242,20 @@ def main() -> None:
             sample = arrivals.times[-1][1]
         delivered = arrivals.count() - before
         worker_rate = delivered / max(1e-9, last - indexed)
-        seconds = asyncio.run(post_loop(url, sample, args.fanout, 256))
-        baseline = args.fanout / seconds
+        # The baseline at its best: on a busy machine fewer connections can be faster.
+        rates = {c: args.fanout / asyncio.run(post_loop(url, sample, args.fanout, c))
+                 for c in (1, 16, 256)}  # fmt: skip
+        best, baseline = max(rates.items(), key=lambda kv: kv[1])
         print(f"throughput: {delivered}/{args.fanout} deliveries of one transaction")
         print(f"  worker (commit -> last arrival) {worker_rate:8.0f} deliveries/s")
-        print(f"  plain POST loop, same receiver  {baseline:8.0f} posts/s")
+        print(f"  plain POST loop, same receiver  {baseline:8.0f} posts/s (best: {best} at once;")
+        print("    " + ", ".join(f"{c}: {r:.0f}/s" for c, r in rates.items()) + ")")
         print(f"  ratio {worker_rate / baseline:.2f} (target >= 0.50)")
     finally:
         terminate(worker)
         terminate(index)
         devnet.stop()
-        server.shutdown()
+        stop_receiver()
         db.close()
 
 

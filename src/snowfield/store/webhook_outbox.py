@@ -283,7 +283,7 @@ def record(db: Database, outcomes: Sequence[Outcome]) -> None:
                     o.latency_ms,
                     o.at_ms if o.state == DELIVERED else None,
                     o.message_id,
-                )  # fmt: skip
+                )
                 for o in outcomes
             ],
         )
