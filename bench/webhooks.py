@@ -178,6 +178,7 @@ def main() -> None:
     parser.add_argument("--txs", type=int, default=60)
     parser.add_argument("--interval", type=float, default=0.25)
     parser.add_argument("--fanout", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=256, help="the worker's")
     args = parser.parse_args()
     started = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="bench-webhooks-"))
@@ -201,8 +202,8 @@ def main() -> None:
     logs.mkdir()
     index = spawn(["index", "--rpc", devnet.rpc, "--db", str(db_path), "--follow",
                    "--poll-interval", "0.05"], logs / "index.log")  # fmt: skip
-    worker = spawn(["webhooks", "--db", str(db_path), "--allow", "127.0.0.0/8",
-                    "--poll", "0.01"], logs / "webhooks.log")  # fmt: skip
+    worker = spawn(["webhooks", "--db", str(db_path), "--allow", "127.0.0.0/8", "--poll", "0.01",
+                    "--concurrency", str(args.concurrency)], logs / "webhooks.log")  # fmt: skip
     try:
         [nonce_hex] = rpc.batch([("eth_getTransactionCount", [sender_address, "latest"])])
         nonce = int(nonce_hex, 16)
