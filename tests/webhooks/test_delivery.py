@@ -258,3 +258,39 @@ def test_inactive_webhooks_get_no_new_messages(db: Database, state: str) -> None
     webhooks.update_webhook(db, key.id, hook.id, {"status": state})
     ChainBuilder(db).add(2)
     assert webhook_outbox.deliveries(db, hook.id, None, 10).items == []
+
+
+def _same_store(db: Database) -> Database:
+    """A second connection to `db`'s store, as a second worker process would open it."""
+    if db.dialect == "sqlite":
+        return Database(db.url.target)
+    joiner = "&" if "?" in db.url.target else "?"
+    return Database(f"{db.url.target}{joiner}schema={db.url.schema}")
+
+
+def test_two_workers_never_claim_the_same_message(db: Database) -> None:
+    """Claims take rows under a lease (PostgreSQL: FOR UPDATE SKIP LOCKED): two workers at
+    once share the due messages without overlap."""
+    import concurrent.futures
+
+    add_chains(db)
+    key, _ = create_key(db, "owner")
+    for _ in range(20):
+        _hook(db, key.id, "http://127.0.0.1:9/x", [CAROL])
+    ChainBuilder(db).add(3)  # 3 messages for each of 20 webhooks
+    other = _same_store(db)
+    now = int(time.time() * 1000) + 1000
+    try:
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            claims = list(
+                pool.map(
+                    lambda store: webhook_outbox.claim(store, now, 60_000, 25),
+                    [db, other, db, other],
+                )
+            )
+    finally:
+        other.close()
+    ids = [c.message_id for claim in claims for c in claim]
+    assert len(ids) == len(set(ids)) == 60  # 4 x 25 asked, 60 due: each claimed once
+    assert webhook_outbox.claim(db, now, 60_000, 100) == []  # all held under their leases
+    assert len(webhook_outbox.claim(db, now + 60_001, 60_000, 100)) == 60  # leases lapsed
