@@ -5,6 +5,7 @@ indexer mid-stream loses nothing and sends nothing under a new messageId."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from web3 import Web3
 
@@ -24,6 +26,7 @@ from snowfield.store.webhooks import WebhookRow
 from snowfield.store.writes import upsert_chain
 from snowfield.supervisor import terminate
 from snowfield.testing import DEV_KEYS, RunningNode, run_demo_rounds, serve_devnet
+from snowfield.testing.ports import free_port
 from tests.webhooks.receiver import Receiver, receiver, validate
 
 CHAIN = 43112
@@ -36,11 +39,12 @@ def _spawn(args: list[str], log: Path) -> subprocess.Popen[bytes]:
         )
 
 
-def _worker(db: Path, log: Path) -> subprocess.Popen[bytes]:
+def _worker(db: Path, log: Path, *extra: str) -> subprocess.Popen[bytes]:
     return _spawn(
-        ["webhooks", "--db", str(db), "--allow", "127.0.0.0/8", "--lease", "1", "--poll", "0.05"],
+        ["webhooks", "--db", str(db), "--allow", "127.0.0.0/8", "--lease", "1", "--poll", "0.05",
+         *extra],
         log,
-    )
+    )  # fmt: skip
 
 
 def _indexer(db: Path, rpc: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
@@ -114,8 +118,12 @@ def test_demo_traffic_is_delivered_signed_and_true_through_kill9s(
             in_flight = {r.json()["messageId"] for r in rx.received}
             indexer = _indexer(path, node.rpc, tmp_path / "index.log")
             assert indexer.wait(timeout=120) == 0
-            worker = _worker(path, tmp_path / "worker.log")
+            port = free_port()
+            worker = _worker(
+                path, tmp_path / "worker2.log", "--metrics-port", str(port), "--log-format", "json"
+            )
             _until(lambda: _delivered(db) == _outbox(db), 60, "every message delivered")
+            metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
         finally:
             for proc in (worker, indexer):
                 terminate(proc)
@@ -129,6 +137,20 @@ def test_demo_traffic_is_delivered_signed_and_true_through_kill9s(
         duplicates = len(rx.received) - len(received)
         assert 0 <= duplicates <= len(in_flight)
         bodies = {b["messageId"]: b for b in rx.bodies()}
+    # The restarted worker's Prometheus metrics and structured logs tell of its deliveries.
+    after_restart = len(rx.received) - len(in_flight)
+    delivered = [
+        float(line.split()[-1])
+        for line in metrics.splitlines()
+        if line.startswith('snowfield_webhook_attempts_total{outcome="delivered"}')
+    ]
+    assert delivered and delivered[0] >= after_restart - 1
+    entries = [
+        json.loads(line) for line in (tmp_path / "worker2.log").read_text().splitlines()
+        if line.startswith("{")
+    ]  # fmt: skip
+    logged = {e["message_id"] for e in entries if e.get("outcome") == "delivered"}
+    assert logged and logged <= received
     # Truth: every transaction the sender sent on the node was delivered, once per message,
     # with the node's fields.
     w3 = Web3(Web3.HTTPProvider(node.rpc, request_kwargs={"timeout": 30}))
