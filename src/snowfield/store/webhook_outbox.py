@@ -2,8 +2,8 @@
 they report (so a kill -9 anywhere loses none and a batch written again adds none), unwound
 with it, claimed by delivery workers under a lease, and kept afterwards as the delivery log.
 
-Unwinds: a message not tried yet is deleted (nothing was said, nothing to take back); a message
-tried at least once stops its retries and is followed by a `removed` message, the same body
+Unwinds: a message not tried yet (nor held by a worker) is deleted (nothing was said, nothing to
+take back); a message tried at least once, or in flight, stops its retries and is followed by a `removed` message, the same body
 marked `"removed": true` with every log `removed`, as `eth_subscribe` tells of a reorg.
 """
 
@@ -162,10 +162,11 @@ def insert(w: Writer, rows: Sequence[Sequence[Any]]) -> None:
 
 def unwind(w: Writer, chain_id: int, height: int, now_ms: int) -> None:
     """Takes back the messages of blocks >= height (see the module's docstring)."""
+    # A message a worker holds (its lease runs) may be on the wire: it counts as tried.
     w.execute(
         "DELETE FROM webhook_outbox WHERE chain_id = ? AND block_number >= ? AND kind = 'event'"
-        " AND attempts = 0 AND state = 'pending'",
-        (chain_id, height),
+        " AND attempts = 0 AND state = 'pending' AND lease_until <= ?",
+        (chain_id, height, now_ms),
     )
     told = w.query(
         "SELECT message_id, webhook_id, block_number, block_hash, tx_index, block_timestamp, body"
