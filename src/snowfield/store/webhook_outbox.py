@@ -3,8 +3,9 @@ they report (so a kill -9 anywhere loses none and a batch written again adds non
 with it, claimed by delivery workers under a lease, and kept afterwards as the delivery log.
 
 Unwinds: a message not tried yet (nor held by a worker) is deleted (nothing was said, nothing to
-take back); a message tried at least once, or in flight, stops its retries and is followed by a `removed` message, the same body
-marked `"removed": true` with every log `removed`, as `eth_subscribe` tells of a reorg.
+take back); a message tried at least once, or in flight, stops its retries and is followed by a
+`removed` message, the same body marked `"removed": true` with every log `removed`, as
+`eth_subscribe` tells of a reorg.
 """
 
 from __future__ import annotations
