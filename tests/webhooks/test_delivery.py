@@ -294,3 +294,16 @@ def test_two_workers_never_claim_the_same_message(db: Database) -> None:
     assert len(ids) == len(set(ids)) == 60  # 4 x 25 asked, 60 due: each claimed once
     assert webhook_outbox.claim(db, now, 60_000, 100) == []  # all held under their leases
     assert len(webhook_outbox.claim(db, now + 60_001, 60_000, 100)) == 60  # leases lapsed
+
+
+def test_an_unwind_tells_of_a_message_in_flight(db: Database) -> None:
+    """A message a worker holds may already be on the wire: unwound, it is followed by removed."""
+    add_chains(db)
+    key, _ = create_key(db, "owner")
+    hook = _hook(db, key.id, "http://127.0.0.1:9/x", [CAROL])
+    ChainBuilder(db).add(2)
+    held = webhook_outbox.claim(db, int(time.time() * 1000) + 1000, 60_000, 10)
+    assert len(held) == 2  # blocks 1 and 2, both leased, neither tried yet
+    unwind(db, CHAIN, 1)
+    rows = sorted((d.kind, d.state) for d in webhook_outbox.deliveries(db, hook.id, None, 10).items)
+    assert rows == [("event", "unwound")] * 2 + [("removed", "pending")] * 2
