@@ -307,3 +307,15 @@ def test_an_unwind_tells_of_a_message_in_flight(db: Database) -> None:
     unwind(db, CHAIN, 1)
     rows = sorted((d.kind, d.state) for d in webhook_outbox.deliveries(db, hook.id, None, 10).items)
     assert rows == [("event", "unwound")] * 2 + [("removed", "pending")] * 2
+
+
+def test_a_revoked_keys_webhooks_fall_silent(db: Database) -> None:
+    from snowfield.store.keys import revoke_key
+
+    add_chains(db)
+    key, _ = create_key(db, "owner")
+    _hook(db, key.id, "http://127.0.0.1:9/x", [CAROL])
+    ChainBuilder(db).add(1)
+    now = int(time.time() * 1000) + 1000
+    revoke_key(db, key.id)
+    assert webhook_outbox.claim(db, now, 60_000, 10) == []

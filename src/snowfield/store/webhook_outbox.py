@@ -222,6 +222,8 @@ def claim(db: Database, now_ms: int, lease_ms: int, limit: int) -> list[Claimed]
             " o.block_timestamp, o.created FROM webhook_outbox o"
             " JOIN webhooks h ON h.id = o.webhook_id AND h.status = 'active'"
             " JOIN webhook_secrets s ON s.owner = h.owner"
+            # A revoked API key's webhooks fall silent with it.
+            " JOIN api_keys k ON k.id = h.owner AND k.revoked IS NULL"
             " WHERE o.state = 'pending' AND o.next_at <= ? AND o.lease_until <= ?"
             " ORDER BY o.next_at, o.block_number, o.tx_index, o.created LIMIT ?" + lock,
             (now_ms, now_ms, limit),
