@@ -244,6 +244,11 @@ def test_up_serves_indexed_demo_data_and_stops_cleanly(tmp_path: Path) -> None:
             f"http://127.0.0.1:{api}/v1/chains", params={"feature": "teleporter"}, timeout=5
         ).json()["chains"]
         assert {c["chainId"] for c in teleporter} >= {"43112", "99999"}
+        # up starts the webhook worker: the indexed chains offer webhooks.
+        hooks = httpx.get(
+            f"http://127.0.0.1:{api}/v1/chains", params={"feature": "webhooks"}, timeout=5
+        ).json()["chains"]
+        assert {c["chainId"] for c in hooks} >= {"43112", "99999"}
         assert _manager_registered(l1_rpc, time.monotonic() + 60), "the manager demo ran"
     finally:
         proc.send_signal(signal.SIGINT)

@@ -39,6 +39,7 @@ from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.router import Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site
 from snowfield.api.telemetry import Recorder
+from snowfield.api.webhooks import operations as webhooks
 from snowfield.errors import Unavailable
 from snowfield.store.database import Database
 from snowfield.store.pagination import PageTokens
@@ -64,6 +65,7 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
     *icm_messages.OPERATIONS,
+    *webhooks.OPERATIONS,
 )
 VERSION = "1.0.0"
 _UNMATCHED_WEIGHT = 1

@@ -14,6 +14,7 @@ from snowfield.api.operation import Operation
 from snowfield.api.params import Param
 from snowfield.api.primary.network_schemas import NETWORK_COMPONENTS
 from snowfield.api.schemas import COMPONENTS, ICM, ref
+from snowfield.api.webhooks.schemas import WEBHOOK_COMPONENTS
 
 API_KEY_HEADER = "x-service-api-key"
 _RATE_HEADERS = {
@@ -88,6 +89,7 @@ def openapi_document(
                 **BALANCE_COMPONENTS,
                 **NETWORK_COMPONENTS,
                 **legacy_schemas(ICM),
+                **WEBHOOK_COMPONENTS,
             },
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}

@@ -14,6 +14,7 @@ from snowfield.cli.options import reflow
 from snowfield.cli.relayer import relayer
 from snowfield.cli.serve import serve
 from snowfield.cli.up import up
+from snowfield.cli.webhooks import webhooks
 
 HELP = """\
 snowfield: a self-hosted chain-data platform for Avalanche-style networks.
@@ -30,6 +31,7 @@ app.command("index-primary")(index_primary)
 app.command()(serve)
 app.command()(aggregator)
 app.command()(relayer)
+app.command()(webhooks)
 app.add_typer(keys, name="keys")
 app.add_typer(contracts, name="contracts")
 app.command()(up)

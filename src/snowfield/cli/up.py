@@ -17,6 +17,7 @@ from snowfield.config import (
     RelayerSettings,
     ServeSettings,
     UpSettings,
+    WebhookSettings,
 )
 
 if TYPE_CHECKING:
@@ -78,6 +79,8 @@ def children(settings: UpSettings) -> list[Child]:
         explorer_rpc=rpc,
         node_url=node,
     )
+    # Loopback receivers are allowed on the devnet (the default policy refuses them).
+    hooks = command_line(WebhookSettings)(db=db, allow="127.0.0.0/8,::1/128")
     return [
         # The devnet's banner (funded accounts, URLs) belongs on the terminal: no log file.
         Child("devnet", [*python, "devnet", *devnet], f"{node}/ext/health/liveness", None),
@@ -86,6 +89,7 @@ def children(settings: UpSettings) -> list[Child]:
             "primary", [*python, "index-primary", *primary], None, logs_dir / "primary-indexer.log"
         ),
         Child("relayer", [*python, "relayer", *relayer], None, logs_dir / "relayer.log"),
+        Child("webhooks", [*python, "webhooks", *hooks], None, logs_dir / "webhooks.log"),
         Child(
             "api",
             [*python, "serve", *api],

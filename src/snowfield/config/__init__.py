@@ -11,6 +11,7 @@ from snowfield.config.relayer import RelayerSettings
 from snowfield.config.serve import ServeSettings
 from snowfield.config.setting import ENV_PREFIX, Setting, settings_of
 from snowfield.config.up import UpSettings
+from snowfield.config.webhooks import WebhookSettings
 
 # The settings of each command, in the order docs/settings.md lists them.
 SERVICES: dict[str, type] = {
@@ -20,6 +21,7 @@ SERVICES: dict[str, type] = {
     "serve": ServeSettings,
     "aggregator": AggregatorSettings,
     "relayer": RelayerSettings,
+    "webhooks": WebhookSettings,
     "up": UpSettings,
 }
 
@@ -36,5 +38,6 @@ __all__ = [
     "ServeSettings",
     "Setting",
     "UpSettings",
+    "WebhookSettings",
     "settings_of",
 ]

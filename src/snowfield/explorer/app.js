@@ -13,6 +13,7 @@ import "./pages/metrics.js";
 import "./pages/network.js";
 import "./pages/validators.js";
 import "./pages/search.js";
+import "./pages/webhooks.js";
 
 const view = document.getElementById("view");
 let current = null; // the ctx of the page on screen; its timers stop when it leaves

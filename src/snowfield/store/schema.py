@@ -34,6 +34,7 @@ from snowfield.store.validator_schema import (
     P_BLOCK_DETAILS,
     VALIDATOR_STATE_TABLES,
 )
+from snowfield.store.webhook_schema import WEBHOOK_TABLES
 
 SCHEMA_VERSION = 18
 
@@ -300,6 +301,7 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
+    *WEBHOOK_TABLES,
     icm_counts.TABLE,
     ICM_BY_TIME,
     staking_rollups.TABLE,
@@ -371,6 +373,7 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
+    12: WEBHOOK_TABLES,  # webhooks and their outbox (store/webhook_schema.py)
     # The P-Chain's blocks, validators and L1 validators (issue 30, part 2). Blocks indexed
     # before have no details row: they are not listed by the block operations.
     14: (*P_BLOCK_DETAILS, *VALIDATOR_STATE_TABLES, *NETWORK_INDEXES),

@@ -17,6 +17,7 @@ from snowfield.store import (
     sql,
     token_balances,
     token_queries,
+    webhook_outbox,
 )
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
@@ -160,6 +161,8 @@ def write_batch(
         forget_naming(w, chain_id, new_tokens, first)
         _insert_nfts(w, nfts)
         _move_owners(w, chain_id, [t for b in bundles for t in b.transfers])
+        # Invariant: webhook messages commit with the rows they report (store/webhook_outbox.py).
+        webhook_outbox.enqueue(w, chain_id, bundles, int(clock() * 1000))
         last = bundles[-1].block
         if range_start is not None:
             # Other workers may have rendered later blocks naming these tokens before their
@@ -366,6 +369,7 @@ def unwind(
                 f"DELETE FROM {table} WHERE chain_id = ? AND {column} >= ?", (chain_id, height)
             )
         _reindex_icm_addresses(w, chain_id, [r[0] for r in unwound_messages])
+        webhook_outbox.unwind(w, chain_id, height, int(clock() * 1000))
         _recompute_owners(w, chain_id, height)
         below = w.query(
             "SELECT number, hash FROM blocks WHERE chain_id = ? AND number < ?"

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from snowfield.api import render
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import CHAIN_ID, FEATURE, NETWORK
 from snowfield.formats.icm import MESSENGER_ADDRESSES
-from snowfield.store import chain_queries, icm
+from snowfield.store import chain_queries, icm, webhook_outbox
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
+
+ALIVE_MS = 30_000  # a delivery worker silent longer is taken for stopped (it beats every 5 s)
 
 
 def _chains(db: Database, testnet: bool | None) -> list[ChainRow]:
@@ -19,14 +22,21 @@ def _chains(db: Database, testnet: bool | None) -> list[ChainRow]:
 
 def with_features(db: Database, found: list[ChainRow]) -> list[ChainRow]:
     """`found`, with `teleporter` among the features of those where the ICM messenger is
-    (as the data service enables it per chain)."""
+    (as the data service enables it per chain), and `webhooks` on exactly those whose
+    deliveries work now (indexed here while a delivery worker runs), whatever was configured."""
     with_messenger = icm.messenger_chains(db, MESSENGER_ADDRESSES)
-    return [
-        dataclasses.replace(c, features=(*c.features, "teleporter"))
-        if c.chain_id in with_messenger and "teleporter" not in c.features
-        else c
-        for c in found
-    ]
+    delivering = webhook_outbox.delivering_chains(db, int(time.time() * 1000), ALIVE_MS)
+    out = []
+    for c in found:
+        features = [f for f in c.features if f != "webhooks"]
+        if c.chain_id in with_messenger and "teleporter" not in features:
+            features.append("teleporter")
+        if c.chain_id in delivering:
+            features.append("webhooks")
+        out.append(
+            c if tuple(features) == c.features else dataclasses.replace(c, features=tuple(features))
+        )
+    return out
 
 
 async def list_chains(ctx: Context) -> Json:

@@ -1,0 +1,1 @@
+"""The Webhooks API: subscriptions of API keys, their shared secret, and the delivery log."""
