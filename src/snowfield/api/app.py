@@ -15,7 +15,10 @@ from snowfield.api.evm import addresses, blocks, chains, contracts, feeds, nfts,
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Context, NetworkCache, Operation, Services
+from snowfield.api.primary import balances as p_balances
 from snowfield.api.primary import primary_network, vertices
+from snowfield.api.primary import transactions as p_transactions
+from snowfield.api.primary import utxos as p_utxos
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.router import Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site
@@ -34,6 +37,9 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *nfts.OPERATIONS,
     *primary_network.OPERATIONS,
     *vertices.OPERATIONS,
+    *p_balances.OPERATIONS,
+    *p_utxos.OPERATIONS,
+    *p_transactions.OPERATIONS,
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
 )

@@ -10,6 +10,7 @@ from snowfield.api.errors import ERROR_STATUSES
 from snowfield.api.evm.view_schemas import VIEW_COMPONENTS
 from snowfield.api.operation import Operation
 from snowfield.api.params import Param
+from snowfield.api.primary.schemas import PRIMARY_ADDRESS_COMPONENTS
 from snowfield.api.schemas import COMPONENTS, ref
 
 API_KEY_HEADER = "x-service-api-key"
@@ -79,7 +80,7 @@ def openapi_document(
         "info": {"title": title, "version": version},
         "paths": paths,
         "components": {
-            "schemas": {**COMPONENTS, **VIEW_COMPONENTS},
+            "schemas": {**COMPONENTS, **VIEW_COMPONENTS, **PRIMARY_ADDRESS_COMPONENTS},
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
             },

@@ -23,7 +23,7 @@ class Param:
     name: str
     where: Literal["path", "query"]
     description: str
-    type: Literal["integer", "string"] = "string"
+    type: Literal["integer", "string", "boolean"] = "string"
     required: bool = False
     default: int | str | None = None
     minimum: int | None = None
