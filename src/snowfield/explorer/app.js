@@ -11,6 +11,7 @@ import "./pages/address.js";
 import "./pages/contract.js";
 import "./pages/metrics.js";
 import "./pages/network.js";
+import "./pages/primary.js";
 import "./pages/search.js";
 
 const view = document.getElementById("view");
