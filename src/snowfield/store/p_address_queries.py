@@ -22,47 +22,62 @@ def _marks(items: Sequence[Any]) -> str:
     return ", ".join("?" for _ in items)
 
 
-def _owned(addresses: Sequence[str]) -> tuple[str, list[Any]]:
-    """UTXOs of txs naming one of `addresses`, owned by it: a FROM clause and its params.
-    CROSS JOIN keeps SQLite on the address's index range first."""
+def _owned(addresses: Sequence[str], joins: str = "") -> tuple[str, list[Any]]:
+    """UTXOs of txs naming one of `addresses`, owned by it and kept on the P-Chain (not
+    exported): a FROM clause (with `joins` after its tables) and its params. CROSS JOIN keeps
+    SQLite on the address's index range first."""
     sql = (
-        f" FROM p_tx_addresses a CROSS JOIN p_utxos u WHERE a.pchain = ?"
+        f" FROM p_tx_addresses a CROSS JOIN p_utxos u{joins} WHERE a.pchain = ?"
         f" AND a.address IN ({_marks(addresses)}) AND u.pchain = a.pchain AND u.tx_id = a.tx_id"
+        " AND u.consumed_on = a.pchain"
         " AND (',' || u.addresses || ',') LIKE ('%,' || a.address || ',%')"
     )
     return sql, list(addresses)
 
 
-def owned_utxos(
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What a balance needs of one UTXO an address holds."""
+
+    asset_id: str
+    amount: int
+    staked: bool
+    stakeable_locktime: int | None
+    locktime: int | None
+    start: int | None
+    staker_ended: bool  # its staker was rewarded or removed by then (a stake output)
+
+
+def held_utxos(
     db: Database, pchain: str, addresses: Sequence[str], at: int | None = None
-) -> list[PUtxo]:
-    """The UTXOs `addresses` owned at time `at` (None: now): created then, not yet consumed."""
-    where, params = _owned(addresses)
-    sql = f"SELECT DISTINCT {_U_COLUMNS}{where}"
+) -> list[Held]:
+    """The UTXOs `addresses` held at time `at` (None: now), with their stakers' end, in one
+    statement (a balance is on every wallet's first screen)."""
+    # The staker of a stake output, and the tx that ended it.
+    joins = (
+        " LEFT JOIN p_stakers s ON u.staked = 1 AND s.pchain = u.pchain AND s.tx_id = u.tx_id"
+        " LEFT JOIN p_txs r ON r.pchain = s.pchain AND r.tx_id = s.ended_tx"
+    )
+    where, params = _owned(addresses, joins)
+    ended = "r.tx_id IS NOT NULL" if at is None else "r.timestamp <= ?"
+    distinct = "DISTINCT " if len(addresses) > 1 else ""
+    sql = (
+        f"SELECT {distinct}u.utxo_id, u.asset_id, u.amount, u.staked, u.stakeable_locktime,"
+        f" u.locktime, u.utxo_start, CASE WHEN {ended} THEN 1 ELSE 0 END{where}"
+    )
+    args: list[Any] = [] if at is None else [at]
+    args += [pchain, *params]
     if at is None:
         sql += " AND u.consuming_tx IS NULL"
-        args: list[Any] = [pchain, *params]
     else:
         sql += (
             " AND u.block_timestamp <= ? AND (u.consuming_tx IS NULL OR u.consuming_timestamp > ?)"
         )
-        args = [pchain, *params, at, at]
-    return [_utxo(r) for r in db.query(sql, args)]
-
-
-def stakes_ended(db: Database, pchain: str, tx_ids: Sequence[str], at: int | None) -> set[str]:
-    """Which of these staking txs had their staker ended (rewarded or removed) by `at`."""
-    if not tx_ids:
-        return set()
-    sql = (
-        "SELECT s.tx_id FROM p_stakers s JOIN p_txs r ON r.pchain = s.pchain"
-        f" AND r.tx_id = s.ended_tx WHERE s.pchain = ? AND s.tx_id IN ({_marks(tx_ids)})"
-    )
-    args: list[Any] = [pchain, *tx_ids]
-    if at is not None:
-        sql += " AND r.timestamp <= ?"
-        args.append(at)
-    return {str(r[0]) for r in db.query(sql, args)}
+        args += [at, at]
+    return [
+        Held(str(asset), int(amount), bool(staked), lock, plain, start, bool(end))
+        for _, asset, amount, staked, lock, plain, start, end in db.query(sql, args)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,8 @@ from snowfield.api.params import Param
 from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, require_p, target
 from snowfield.api.primary.primary_network import NETWORK_PATH
 from snowfield.store import p_address_queries, primary_queries
+from snowfield.store.p_address_queries import Held
 from snowfield.store.primary_documents import asset
-from snowfield.store.primary_queries import PUtxo
 
 # PChainBalance's lists, each required (an empty list when nothing is in it).
 P_KINDS = (
@@ -38,11 +38,11 @@ BLOCK_TIMESTAMP = Param(
 )
 
 
-def p_kind(u: PUtxo, now: int, ended: set[str]) -> str:
-    """Which of PChainBalance's lists a UTXO owned at `now` counts in, as platform.getBalance
-    and getStake judge it: a staked output while its staker is not ended, else by its locks."""
-    if u.staked and u.tx_id not in ended:
-        if u.utxo_start is not None and u.utxo_start > now:
+def p_kind(u: Held, now: int) -> str:
+    """Which of PChainBalance's lists a UTXO held at `now` counts in, as platform.getBalance
+    and getStake judge it: a stake output while its staker is not ended, else by its locks."""
+    if u.staked and not u.staker_ended:
+        if u.start is not None and u.start > now:
             return "pendingStaked"
         if (u.stakeable_locktime or 0) > now:
             return "lockedStaked"
@@ -54,12 +54,12 @@ def p_kind(u: PUtxo, now: int, ended: set[str]) -> str:
     return "unlockedUnstaked"
 
 
-def aggregate(avax_asset: str, utxos: Iterable[PUtxo]) -> list[Json]:
+def aggregate(avax_asset: str, utxos: Iterable[Held]) -> list[Json]:
     """AggregatedAssetAmount per asset: the sum and the UTXO count, in asset order."""
     sums: dict[str, tuple[int, int]] = {}
     for u in utxos:
         amount, count = sums.get(u.asset_id, (0, 0))
-        sums[u.asset_id] = (amount + int(u.amount), count + 1)
+        sums[u.asset_id] = (amount + u.amount, count + 1)
     return [
         {**asset(avax_asset, a, amount), "utxoCount": count}
         for a, (amount, count) in sorted(sums.items())
@@ -72,20 +72,16 @@ async def get_balances(ctx: Context) -> Json:
     addresses = addresses_for(t, ctx.args.get("addresses"))
     at = ctx.args.get("blockTimestamp")
     pchain = t.net.pchain
-    utxos = await ctx.run(p_address_queries.owned_utxos, ctx.db, pchain, addresses, at)
-    staking = sorted({u.tx_id for u in utxos if u.staked})
-    ended = await ctx.run(p_address_queries.stakes_ended, ctx.db, pchain, staking, at)
+    held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
     now = at
-    if now is None:
-        now = await ctx.run(primary_queries.chain_time, ctx.db, pchain) or 0
-    kinds: dict[str, list[PUtxo]] = {k: [] for k in P_KINDS}
-    for u in utxos:
-        kinds[p_kind(u, now, ended)].append(u)
+    if now is None and any(u.staked or u.stakeable_locktime or u.locktime for u in held):
+        now = await ctx.run(primary_queries.chain_time, ctx.db, pchain)
+    kinds: dict[str, list[Held]] = {k: [] for k in P_KINDS}
+    for u in held:
+        kinds[p_kind(u, now or 0)].append(u)
     balances = {k: aggregate(t.net.avax_asset, v) for k, v in kinds.items()}
-    return {
-        "balances": balances,
-        "chainInfo": {"chainName": t.name, "network": ctx.args["network"]},
-    }
+    chain_info = {"chainName": t.name, "network": ctx.args["network"]}
+    return {"balances": balances, "chainInfo": chain_info}
 
 
 OPERATIONS = (
