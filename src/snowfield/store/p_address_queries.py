@@ -35,6 +35,12 @@ def _owned(addresses: Sequence[str], joins: str = "") -> tuple[str, list[Any]]:
     return sql, list(addresses)
 
 
+# Unspent, written so that no index serves it: given `consuming_tx IS NULL`, SQLite walks
+# p_utxos_by_consumer over every unspent UTXO of the chain (~0.5 s at 10k txs) instead of the
+# address's txs' UTXOs.
+_UNSPENT = "COALESCE(u.consuming_tx, '') = ''"
+
+
 @dataclass(frozen=True, slots=True)
 class Held:
     """What a balance needs of one UTXO an address holds."""
@@ -68,7 +74,7 @@ def held_utxos(
     args: list[Any] = [] if at is None else [at]
     args += [pchain, *params]
     if at is None:
-        sql += " AND u.consuming_tx IS NULL"
+        sql += f" AND {_UNSPENT}"
     else:
         sql += (
             " AND u.block_timestamp <= ? AND (u.consuming_tx IS NULL OR u.consuming_timestamp > ?)"
@@ -104,10 +110,11 @@ def utxo_page(
         keys = ["COALESCE(u.block_timestamp, 0)", "u.utxo_id"]
     where, params = _owned(addresses)
     # An ORDER BY expression of a DISTINCT select must be selected too (PostgreSQL).
-    sql = [f"SELECT DISTINCT {_U_COLUMNS}, {keys[0]}{where}"]
+    distinct = "DISTINCT " if len(addresses) > 1 else ""
+    sql = [f"SELECT {distinct}{_U_COLUMNS}, {keys[0]}{where}"]
     args: list[Any] = [pchain, *params]
     if not f.include_spent:
-        sql.append(" AND u.consuming_tx IS NULL")
+        sql.append(f" AND {_UNSPENT}")
     if f.asset_id is not None:
         sql.append(" AND u.asset_id = ?")
         args.append(f.asset_id)
