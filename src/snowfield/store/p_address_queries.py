@@ -59,13 +59,12 @@ def held_utxos(
 ) -> list[Held]:
     """The UTXOs `addresses` held at time `at` (None: now), with their stakers' end, in one
     statement (a balance is on every wallet's first screen)."""
-    # The staker of a stake output, and the tx that ended it.
-    joins = (
-        " LEFT JOIN p_stakers s ON u.staked = 1 AND s.pchain = u.pchain AND s.tx_id = u.tx_id"
-        " LEFT JOIN p_txs r ON r.pchain = s.pchain AND r.tx_id = s.ended_tx"
-    )
+    # The staker of a stake output; at a past time, also the tx that ended it (its time).
+    joins = " LEFT JOIN p_stakers s ON u.staked = 1 AND s.pchain = u.pchain AND s.tx_id = u.tx_id"
+    if at is not None:
+        joins += " LEFT JOIN p_txs r ON r.pchain = s.pchain AND r.tx_id = s.ended_tx"
     where, params = _owned(addresses, joins)
-    ended = "r.tx_id IS NOT NULL" if at is None else "r.timestamp <= ?"
+    ended = "s.ended_tx IS NOT NULL" if at is None else "r.timestamp <= ?"
     distinct = "DISTINCT " if len(addresses) > 1 else ""
     sql = (
         f"SELECT {distinct}u.utxo_id, u.asset_id, u.amount, u.staked, u.stakeable_locktime,"
