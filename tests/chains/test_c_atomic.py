@@ -126,6 +126,25 @@ def test_conflicts_and_bad_txs_are_refused(memory: SharedMemory) -> None:
         chain.issue_atomic(b"\x00\x00\x00\x00\x00\x07" + bytes(40))
 
 
+def test_repeated_import_outputs_are_refused_from_apricot_phase2_only(
+    memory: SharedMemory,
+) -> None:
+    def repeated(utxo: UTXO) -> AtomicTx:
+        assert isinstance(utxo.output, TransferOutput)
+        spend = TransferableInput(utxo.utxo_id, AVAX, TransferInput(utxo.output.amt, (0,)))
+        credits = (EVMOutput(ETH, 1_000_000, AVAX),) * 3
+        return sign(ImportTx(NETWORK, C, P_CHAIN_ID, (spend,), credits), 1)
+
+    chain = make_chain(memory, MemoryJournal())
+    with pytest.raises(InvalidParams, match="outputs not sorted and unique"):
+        chain.issue_atomic(repeated(exported_by_p(memory, 7, 5_000_000)).encode())
+    context = AtomicContext(NETWORK, C, AVAX, frozenset({P_CHAIN_ID}), apricot_phase2=False)
+    ledger = AtomicLedger(context, memory)
+    tx = repeated(exported_by_p(memory, 8, 5_000_000))
+    effect = ledger.verify(tx, lambda _: (0, 0), 0, 1_700_000_000)
+    assert effect.balances == {ETH: 3_000_000 * X2C_RATE}
+
+
 def test_export_debits_bumps_the_nonce_and_exports(memory: SharedMemory) -> None:
     chain = make_chain(memory, MemoryJournal())
     before = chain.state_at(chain.head).balance(ETH)

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from snowfield.errors import InvalidParams
 from snowfield.formats.atomic.extdata import decode_batch, encode_batch
-from snowfield.formats.atomic.txs import AtomicTx, EVMInput, EVMOutput, ExportTx, ImportTx
+from snowfield.formats.atomic.txs import (
+    AtomicTx,
+    EVMInput,
+    EVMOutput,
+    ExportTx,
+    ImportTx,
+    require_sorted_evm_outputs,
+)
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ID, ShortID
 from snowfield.formats.platform.components import UTXOID, TransferableInput, TransferableOutput
@@ -91,10 +98,24 @@ def test_malformed_bytes_are_refused(mutate: object) -> None:
         AtomicTx.decode(mutate(data))  # type: ignore[operator]
 
 
+def test_an_import_with_repeated_evm_outputs_decodes() -> None:
+    """Mainnet C-Chain block 132481 (before ApricotPhase2) imports with three EVM outputs to
+    one address and asset: coreth's parser takes them, only its AP2 verifier would not."""
+    inputs = import_tx().unsigned.imported_inputs  # type: ignore[attr-defined]
+    credit = EVMOutput(b"\xaa" * 20, 1_000, AVAX)
+    tx = AtomicTx(ImportTx(1, C, P, inputs, (credit, credit, credit)), (Credential((SIG,)),))
+    decoded = AtomicTx.decode(tx.encode())
+    assert decoded.unsigned.outs == (credit, credit, credit)  # type: ignore[attr-defined]
+    assert decoded.encode() == tx.encode()
+    unsorted = (EVMOutput(b"\xbb" * 20, 1, AVAX), EVMOutput(b"\xaa" * 20, 2, AVAX))
+    again = AtomicTx(ImportTx(1, C, P, inputs, unsorted), (Credential((SIG,)),))
+    assert AtomicTx.decode(again.encode()).unsigned.outs == unsorted  # type: ignore[attr-defined]
+
+
 def test_structural_rules() -> None:
     out = EVMOutput(b"\xaa" * 20, 1, AVAX)
     with pytest.raises(InvalidParams, match="outputs not sorted and unique"):
-        ImportTx(1, C, P, (), (out, out))
+        require_sorted_evm_outputs(ImportTx(1, C, P, (), (out, out)))
     with pytest.raises(InvalidParams, match="inputs not sorted and unique"):
         ExportTx(
             1, C, P, (EVMInput(b"\xbb" * 20, 1, AVAX, 0), EVMInput(b"\xaa" * 20, 1, AVAX, 0)), ()

@@ -71,7 +71,7 @@ def test_cb58_rejects_any_single_character_change(raw: bytes, data: st.DataObjec
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("", "base58 decoding error"),
+        ("", "base58 decoding error: zero length string"),
         ("0OIl", "base58 decoding error"),
         ("1111111111111111111111111111111LpoYY ", "base58 decoding error"),
         ("1", "input string is smaller than the checksum size"),

@@ -35,6 +35,9 @@ from snowfield.api.primary import (
     validators,
     vertices,
 )
+from snowfield.api.primary import balances as p_balances
+from snowfield.api.primary import transactions as p_transactions
+from snowfield.api.primary import utxos as p_utxos
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.router import Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site
@@ -62,6 +65,9 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *validators.OPERATIONS,
     *delegators.OPERATIONS,
     *l1_validators.OPERATIONS,
+    *p_balances.OPERATIONS,
+    *p_utxos.OPERATIONS,
+    *p_transactions.OPERATIONS,
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
     *icm_messages.OPERATIONS,

@@ -13,6 +13,7 @@ from snowfield.api.icm_messages import legacy_schemas
 from snowfield.api.operation import Operation
 from snowfield.api.params import Param
 from snowfield.api.primary.network_schemas import NETWORK_COMPONENTS
+from snowfield.api.primary.schemas import PRIMARY_ADDRESS_COMPONENTS
 from snowfield.api.schemas import COMPONENTS, ICM, ref
 from snowfield.api.webhooks.schemas import WEBHOOK_COMPONENTS
 
@@ -90,6 +91,7 @@ def openapi_document(
                 **NETWORK_COMPONENTS,
                 **legacy_schemas(ICM),
                 **WEBHOOK_COMPONENTS,
+                **PRIMARY_ADDRESS_COMPONENTS,
             },
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}

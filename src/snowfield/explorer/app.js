@@ -12,6 +12,7 @@ import "./pages/contract.js";
 import "./pages/metrics.js";
 import "./pages/network.js";
 import "./pages/validators.js";
+import "./pages/primary.js";
 import "./pages/search.js";
 import "./pages/webhooks.js";
 

@@ -55,5 +55,5 @@ def decode_cb58(text: str) -> bytes:
     """Inverse of encode_cb58; raises InvalidParams on bad characters or a bad checksum."""
     # The node's base58 decoder (mr-tron/base58) refuses a zero-length string outright.
     if not text:
-        raise InvalidParams("base58 decoding error")
+        raise InvalidParams("base58 decoding error: zero length string")
     return strip_checksum(decode_base58(text))

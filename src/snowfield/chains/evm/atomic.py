@@ -22,7 +22,12 @@ from snowfield.chains.secp256k1fx import Signers, verify_owner
 from snowfield.crypto.secp256k1 import eth_address_of, recover_public_key
 from snowfield.errors import Conflict, InvalidParams
 from snowfield.formats.atomic.extdata import decode_batch, encode_batch
-from snowfield.formats.atomic.txs import AtomicTx, ExportTx, ImportTx
+from snowfield.formats.atomic.txs import (
+    AtomicTx,
+    ExportTx,
+    ImportTx,
+    require_sorted_evm_outputs,
+)
 from snowfield.formats.ids import ID
 from snowfield.formats.platform.components import UTXO, UTXOID
 from snowfield.formats.platform.secp256k1fx import TransferInput, TransferOutput
@@ -49,6 +54,9 @@ class AtomicContext:
     chain_id: ID
     avax_asset: ID
     peers: frozenset[ID]
+    # Whether ApricotPhase2 is in force, and with it the sorted-outputs rule on imports (the
+    # devnet activates every upgrade at genesis).
+    apricot_phase2: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +140,8 @@ class AtomicLedger:
         ctx = self.context
         if not unsigned.imported_inputs:
             raise InvalidParams("tx has no imported inputs")
+        if ctx.apricot_phase2:
+            require_sorted_evm_outputs(unsigned)
         if unsigned.source_chain not in ctx.peers:
             raise InvalidParams(f"invalid source chain {unsigned.source_chain}")
         if len(tx.credentials) != len(unsigned.imported_inputs):

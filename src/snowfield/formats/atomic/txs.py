@@ -4,8 +4,11 @@ Public API: `EVMOutput` (an import's credit to an EVM address), `EVMInput` (an e
 with the account nonce), `ImportTx`, `ExportTx`, `AtomicTx` (`encode`/`decode`, `.id` =
 sha256 of the signed bytes, `unsigned_bytes()` = what the keys sign, hashed with sha256).
 Construction and decoding enforce coreth's structural rules: imported inputs sorted and unique,
-EVM outputs / inputs sorted and unique by (address, asset), exported outputs sorted, only
-secp256k1fx inputs and outputs.
+EVM inputs sorted and unique by (address, asset), exported outputs sorted, only secp256k1fx
+inputs and outputs. An import's EVM outputs are not checked here: coreth's parser accepts them
+in any order and the verifier requires them sorted and unique only from ApricotPhase2
+(`require_sorted_evm_outputs`), so the history before it (mainnet C-Chain block 132481 credits
+one address three times) decodes.
 """
 
 from __future__ import annotations
@@ -113,7 +116,6 @@ class ImportTx(UnsignedAtomicTx):
     def __post_init__(self) -> None:
         _only_secp_inputs(self.imported_inputs)
         check_inputs(self.imported_inputs, "inputs")
-        require_sorted_unique([o.sort_key() for o in self.outs], "outputs")
 
     def pack(self, packer: Packer) -> None:
         packer.u32(self.network_id).fixed(self.blockchain_id.raw).fixed(self.source_chain.raw)
@@ -154,6 +156,12 @@ class ExportTx(UnsignedAtomicTx):
         network_id, chain, destination = reader.u32(), read_id(reader), read_id(reader)
         ins = tuple(reader.items(EVMInput.unpack, min_item_size=_EVM_INPUT_SIZE))
         return cls(network_id, chain, destination, ins, read_outputs(reader))
+
+
+def require_sorted_evm_outputs(tx: ImportTx) -> None:
+    """coreth's ApricotPhase2 rule on an import's EVM outputs (a verifier's rule, not the
+    codec's): sorted and unique by (address, asset)."""
+    require_sorted_unique([o.sort_key() for o in tx.outs], "outputs")
 
 
 def _pack_credential(packer: Packer, credential: AnyCredential) -> None:

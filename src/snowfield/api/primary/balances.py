@@ -1,0 +1,98 @@
+"""The balances of primary-network addresses on a chain: the P-Chain's unlocked and locked,
+staked and unstaked AVAX per asset, from its indexed UTXOs, now or at a `blockTimestamp`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from snowfield.api.operation import Context, Json, Operation
+from snowfield.api.params import Param
+from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, require_p, target
+from snowfield.api.primary.primary_network import NETWORK_PATH
+from snowfield.store import p_address_queries, primary_queries
+from snowfield.store.p_address_queries import Held
+from snowfield.store.primary_documents import asset
+
+# PChainBalance's lists, each required (an empty list when nothing is in it).
+P_KINDS = (
+    "unlockedUnstaked",
+    "unlockedStaked",
+    "lockedPlatform",
+    "lockedStakeable",
+    "lockedStaked",
+    "pendingStaked",
+    "atomicMemoryUnlocked",
+    "atomicMemoryLocked",
+)
+
+ADDRESSES = Param(
+    "addresses",
+    "query",
+    "Comma-separated addresses of the chain (with or without its P-/X-/C- prefix), at most 64.",
+)
+BLOCK_TIMESTAMP = Param(
+    "blockTimestamp",
+    "query",
+    "The balances at this unix time (default: the latest indexed state).",
+    type="integer",
+)
+
+
+def p_kind(u: Held, now: int) -> str:
+    """Which of PChainBalance's lists a UTXO held at `now` counts in, as platform.getBalance
+    and getStake judge it: a stake output while its staker is not ended, else by its locks."""
+    if u.staked and not u.staker_ended:
+        if u.start is not None and u.start > now:
+            return "pendingStaked"
+        if (u.stakeable_locktime or 0) > now:
+            return "lockedStaked"
+        return "unlockedStaked"
+    if (u.stakeable_locktime or 0) > now:
+        return "lockedStakeable"
+    if (u.locktime or 0) > now:
+        return "lockedPlatform"
+    return "unlockedUnstaked"
+
+
+def aggregate(avax_asset: str, utxos: Iterable[Held]) -> list[Json]:
+    """AggregatedAssetAmount per asset: the sum and the UTXO count, in asset order."""
+    sums: dict[str, tuple[int, int]] = {}
+    for u in utxos:
+        amount, count = sums.get(u.asset_id, (0, 0))
+        sums[u.asset_id] = (amount + u.amount, count + 1)
+    return [
+        {**asset(avax_asset, a, amount), "utxoCount": count}
+        for a, (amount, count) in sorted(sums.items())
+    ]
+
+
+async def get_balances(ctx: Context) -> Json:
+    t = await target(ctx)
+    require_p(t)
+    addresses = addresses_for(t, ctx.args.get("addresses"))
+    at = ctx.args.get("blockTimestamp")
+    pchain = t.net.pchain
+    held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
+    now = at
+    if now is None and any(u.staked or u.stakeable_locktime or u.locktime for u in held):
+        now = await ctx.run(primary_queries.chain_time, ctx.db, pchain)
+    kinds: dict[str, list[Held]] = {k: [] for k in P_KINDS}
+    for u in held:
+        kinds[p_kind(u, now or 0)].append(u)
+    balances = {k: aggregate(t.net.avax_asset, v) for k, v in kinds.items()}
+    chain_info = {"chainName": t.name, "network": ctx.args["network"]}
+    return {"balances": balances, "chainInfo": chain_info}
+
+
+OPERATIONS = (
+    Operation(
+        "getBalancesByAddresses",
+        "/v1/networks/{network}/blockchains/{blockchainId}/balances",
+        "The balances of addresses on a primary network chain, per asset, now or at a time.",
+        "Primary network",
+        (NETWORK_PATH, BLOCKCHAIN, ADDRESSES, BLOCK_TIMESTAMP),
+        "ListPChainBalancesResponse",
+        20,
+        get_balances,
+    ),
+)
