@@ -11,6 +11,8 @@ every block up to it is written — and moves to the end of the longest finished
 
 from __future__ import annotations
 
+import contextlib
+
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -131,6 +133,11 @@ class Claims:
         self._conn.execute("SELECT pg_advisory_unlock(%s)", (claim.key,))
 
     def close(self) -> None:
+        # The server drops a closed session's locks only once it has processed the disconnect,
+        # after close() returns: a clean close lets them go first, so another worker can claim
+        # at once. (A killed worker's locks go when its session dies.)
+        with contextlib.suppress(Exception):
+            self._conn.execute("SELECT pg_advisory_unlock_all()")
         self._conn.close()
 
 
