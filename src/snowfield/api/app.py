@@ -26,6 +26,7 @@ from snowfield.api.evm import (
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Context, NetworkCache, Operation, Services
+from snowfield.api.primary import balances as p_balances
 from snowfield.api.primary import blocks as p_blocks
 from snowfield.api.primary import (
     delegators,
@@ -35,7 +36,6 @@ from snowfield.api.primary import (
     validators,
     vertices,
 )
-from snowfield.api.primary import balances as p_balances
 from snowfield.api.primary import transactions as p_transactions
 from snowfield.api.primary import utxos as p_utxos
 from snowfield.api.ratelimit import Limiter, MemoryLimiter

@@ -12,7 +12,6 @@ every block up to it is written — and moves to the end of the longest finished
 from __future__ import annotations
 
 import contextlib
-
 import hashlib
 from dataclasses import dataclass
 from typing import Any
