@@ -9,6 +9,7 @@ from typing import Any
 from snowfield.api.errors import ERROR_STATUSES
 from snowfield.api.evm.view_schemas import VIEW_COMPONENTS
 from snowfield.api.operation import Operation
+from snowfield.api.operations.schemas import OPERATIONS_COMPONENTS
 from snowfield.api.params import Param
 from snowfield.api.schemas import COMPONENTS, ref
 
@@ -18,7 +19,6 @@ _RATE_HEADERS = {
     for name, text, integer in (
         ("ratelimit-limit", "Compute units allowed per window.", True),
         ("ratelimit-remaining", "Compute units left in the current window.", True),
-        ("ratelimit-reset", "Seconds until the window resets.", True),
         ("ratelimit-policy", "The limit and window, as `limit;w=seconds`.", False),
     )
 }
@@ -43,6 +43,10 @@ def _responses(op: Operation[Any]) -> dict[str, Any]:
     for status in ERROR_STATUSES:
         headers = dict(_RATE_HEADERS)
         if status == 429:
+            headers["ratelimit-reset"] = {
+                "description": "Seconds until the window resets.",
+                "schema": {"type": "integer"},
+            }
             headers["retry-after"] = {
                 "description": "Seconds until the window resets.",
                 "schema": {"type": "integer"},
@@ -79,7 +83,7 @@ def openapi_document(
         "info": {"title": title, "version": version},
         "paths": paths,
         "components": {
-            "schemas": {**COMPONENTS, **VIEW_COMPONENTS},
+            "schemas": {**COMPONENTS, **VIEW_COMPONENTS, **OPERATIONS_COMPONENTS},
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
             },

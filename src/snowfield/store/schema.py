@@ -21,6 +21,7 @@ from snowfield.store.evm_schema import (
     EVM_TABLES,
     reread_evm_chains,
 )
+from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
 from snowfield.store.primary_schema import (
     P_STAKER_OWNERS,
     P_STAKING_ROWS,
@@ -29,7 +30,7 @@ from snowfield.store.primary_schema import (
     fill_staker_owners,
 )
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 16
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -280,6 +281,8 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
+    *EXPORT_TABLES,
+    *USAGE_TABLES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -338,6 +341,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
+    # Export jobs and their files, the request log (store/ops_schema.py).
+    16: (*EXPORT_TABLES, *USAGE_TABLES),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

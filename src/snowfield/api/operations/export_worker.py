@@ -1,0 +1,93 @@
+"""The export worker: claims RUNNING export jobs from the store and runs them, off the request
+path. `snowfield serve` runs one beside its servers; several serve processes over one store
+share the jobs through their leases (store/export_jobs.py), and a job whose worker stopped is
+taken over when its lease runs out."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+
+from snowfield.api.operations.export_run import LeaseLost, run_export
+from snowfield.store import export_jobs
+from snowfield.store.database import Database
+
+log = logging.getLogger("snowfield.exports")
+
+LEASE = 60  # seconds a claim holds without progress; progress comes every chunk (seconds)
+KEEP = 7 * 86_400  # finished jobs and their files are forgotten a week after they end
+
+
+class ExportWorker:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        max_rows: int,
+        lease: int = LEASE,
+        poll: float = 1.0,
+        keep: int = KEEP,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.db = db
+        self.max_rows = max_rows
+        self.lease = lease
+        self.poll = poll
+        self.keep = keep
+        self.clock = clock
+        self.owner = secrets.token_hex(8)  # this worker's name in the leases it takes
+        self._expired = 0.0  # when finished jobs were last expired (at most once an hour)
+
+    def run_once(self) -> bool:
+        """Claims and runs one job; False when none is waiting. Blocking."""
+        job = export_jobs.claim_job(self.db, self.owner, self.lease, clock=self.clock)
+        if job is None:
+            return False
+        try:
+            outcome = run_export(
+                self.db, job, self.owner, lease=self.lease, max_rows=self.max_rows, clock=self.clock
+            )
+        except LeaseLost:
+            log.warning("export %s was taken over by another worker", job.id)
+            return True
+        except Exception:
+            log.exception("export %s failed", job.id)
+            export_jobs.finish_job(
+                self.db, job.id, self.owner, "FAILED", code="ErrInternal",
+                message="the export failed", next_date=None, done=0, clock=self.clock,
+            )  # fmt: skip
+            return True
+        message = f"{outcome.rows} transactions exported"
+        if outcome.code == "WarnTruncatedExport":
+            message += f"; the file is capped at {self.max_rows}: ask again from nextDate"
+        export_jobs.finish_job(
+            self.db, job.id, self.owner, outcome.status, code=outcome.code, message=message,
+            next_date=outcome.next_date, done=outcome.rows, clock=self.clock,
+        )  # fmt: skip
+        return True
+
+    def drain(self) -> int:
+        """Runs every waiting job; how many ran. Blocking (tests and benches)."""
+        ran = 0
+        while self.run_once():
+            ran += 1
+        return ran
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Runs jobs until `stop` is set; each job in a worker thread."""
+        while not stop.is_set():
+            try:
+                ran = await asyncio.to_thread(self.run_once)
+                if not ran and self.clock() - self._expired > 3600:
+                    self._expired = self.clock()
+                    await asyncio.to_thread(export_jobs.expire_jobs, self.db, self.keep)
+            except Exception:  # a store outage: wait and try again
+                log.exception("export worker")
+                ran = False
+            if not ran:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.poll)

@@ -1,0 +1,116 @@
+"""The request log behind the usage operations: the router hands every answered request to
+`RequestLog.record` (a tuple appended to a list: nothing else on the request path), and a
+background task writes what gathered to the store every `interval` seconds, in one transaction
+per batch, in a worker thread.
+
+Bounded: at most `max_pending` requests wait in memory; past that (the store is down or slower
+than the traffic) the oldest are dropped and counted in `dropped`, never the service."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.types import Scope
+
+from snowfield.store import usage_log
+from snowfield.store.database import Database
+from snowfield.store.keys import ApiKey
+from snowfield.store.usage_log import RequestRow
+
+log = logging.getLogger("snowfield.api.usage")
+
+_HOST = b"host"
+_AGENT = b"user-agent"
+
+
+class RequestLog:
+    def __init__(self, db: Database, *, interval: float = 1.0, max_pending: int = 200_000) -> None:
+        self.db = db
+        self.interval = interval
+        self.max_pending = max_pending
+        self.dropped = 0
+        self._pending: list[tuple[Any, ...]] = []
+        self._task: asyncio.Task[None] | None = None
+
+    def record(
+        self,
+        scope: Scope,
+        route: str,
+        params: Mapping[str, str],
+        status: int,
+        started: float,
+        key: ApiKey | None,
+        credits: int,
+    ) -> None:
+        """Notes one answered request (`started`: its time.perf_counter() on arrival)."""
+        now = time.perf_counter()
+        self._pending.append(
+            (time.time(), now - started, scope, route, params.get("chainId"), status, key, credits)
+        )
+        if len(self._pending) > self.max_pending:
+            del self._pending[0]
+            self.dropped += 1
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._flush_forever())
+
+    async def _flush_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Writes what is pending now (on failure it stays pending for the next flush)."""
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        try:
+            await asyncio.to_thread(usage_log.write_requests, self.db, [_row(p) for p in batch])
+        except Exception:
+            log.exception("request log: %d requests wait for the store", len(batch))
+            self._pending[:0] = batch[-self.max_pending :]
+
+    async def close(self) -> None:
+        """Stops the background task and writes what is left."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.flush()
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return ""
+
+
+def _row(pending: tuple[Any, ...]) -> RequestRow:
+    """The stored row of a pending request: built at flush time, off the request path."""
+    at, elapsed, scope, route, chain_id, status, key, credits = pending
+    client = scope.get("client")
+    return RequestRow(
+        log_id=uuid.uuid4().hex,
+        at_ms=int((at - elapsed) * 1000),  # when it arrived
+        key_id=None if key is None else key.id,
+        key_name=None if key is None else key.name,
+        request_type="data",
+        method=scope["method"],
+        path=scope["path"],
+        route=route,
+        status=status,
+        chain_id=chain_id,
+        rpc_method=None,
+        latency_ms=round(elapsed * 1000, 3),
+        credits=credits,
+        ip=client[0] if client else "",
+        host=_header(scope, _HOST),
+        user_agent=_header(scope, _AGENT),
+    )
