@@ -194,3 +194,18 @@ def test_unknown_operations(served: tuple[httpx.Client, str]) -> None:
     assert_error(client.get("/v1/operations/aa22054a-cb7c-4a4e-9b83-59f2ede74138"), 404)
     assert_error(client.post(EXPORT, content=b"[1"), 400, "decode")
     assert_error(client.get(EXPORT), 405)
+
+
+def test_a_stopping_worker_leaves_its_job_to_the_next(
+    filled: Database, served: tuple[httpx.Client, str]
+) -> None:
+    client, _ = served
+    created = start(client, evm([BOB], [str(CHAIN)]))
+    stopping = ExportWorker(filled, max_rows=10_000)
+    stopping.stop()
+    assert stopping.run_once() is True  # claimed, stopped at its first chunk, released
+    job = export_jobs.get_job(filled, created["operationId"])
+    assert job is not None and job.status == "RUNNING"
+    assert ExportWorker(filled, max_rows=10_000).drain() == 1
+    done = status_of(client, created["operationId"])
+    assert download(client, done) == [(BOB, item) for item in op5(client, BOB)]

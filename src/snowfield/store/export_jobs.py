@@ -131,6 +131,16 @@ def report_progress(
     return changed == 1
 
 
+def release_job(db: Database, job_id: str, owner: str) -> None:
+    """Gives a RUNNING job up (its worker is stopping): the next claim takes it at once."""
+    with db.transaction() as w:
+        w.execute(
+            "UPDATE export_jobs SET lease_owner = NULL, lease_until = 0"
+            " WHERE id = ? AND lease_owner = ? AND status = 'RUNNING'",
+            (job_id, owner),
+        )
+
+
 def write_chunk(db: Database, job_id: str, seq: int, data: str) -> None:
     with db.transaction() as w:
         w.execute(

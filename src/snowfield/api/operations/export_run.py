@@ -40,6 +40,10 @@ class Outcome:
     next_date: str | None = None
 
 
+class Halted(Exception):
+    """Raised when the worker is stopping: the job is left for the next one."""
+
+
 class LeaseLost(Exception):
     """Raised when another worker took the job over (this one was presumed dead)."""
 
@@ -108,8 +112,10 @@ def run_export(
     max_rows: int,
     chunk_rows: int = CHUNK_ROWS,
     clock: Callable[[], float] = time.time,
+    halted: Callable[[], bool] = lambda: False,
 ) -> Outcome:
-    """Writes the job's file; raises LeaseLost when the job is no longer `owner`'s."""
+    """Writes the job's file; raises LeaseLost when the job is no longer `owner`'s, Halted
+    when `halted()` turns true (checked at every chunk)."""
     options = job.request["options"]
     first = job.request.get("firstDate") or job.request.get("startDate")
     last = job.request.get("lastDate") or job.request.get("endDate")
@@ -134,6 +140,8 @@ def run_export(
             db, job.id, owner, lease, done, total, message, clock=clock
         ):
             raise LeaseLost(job.id)
+        if halted():
+            raise Halted(job.id)
 
     for chain_id, address, start, end in plan:
         for item in _items(db, chain_id, address, start, end):

@@ -6,13 +6,13 @@ taken over when its lease runs out."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable
 
-from snowfield.api.operations.export_run import LeaseLost, run_export
+from snowfield.api.operations.export_run import Halted, LeaseLost, run_export
 from snowfield.store import export_jobs
 from snowfield.store.database import Database
 
@@ -41,6 +41,7 @@ class ExportWorker:
         self.clock = clock
         self.owner = secrets.token_hex(8)  # this worker's name in the leases it takes
         self._expired = 0.0  # when finished jobs were last expired (at most once an hour)
+        self._halt = threading.Event()
 
     def run_once(self) -> bool:
         """Claims and runs one job; False when none is waiting. Blocking."""
@@ -49,8 +50,12 @@ class ExportWorker:
             return False
         try:
             outcome = run_export(
-                self.db, job, self.owner, lease=self.lease, max_rows=self.max_rows, clock=self.clock
-            )
+                self.db, job, self.owner, lease=self.lease, max_rows=self.max_rows,
+                clock=self.clock, halted=self._halt.is_set,
+            )  # fmt: skip
+        except Halted:  # the next worker takes it over at once
+            export_jobs.release_job(self.db, job.id, self.owner)
+            return True
         except LeaseLost:
             log.warning("export %s was taken over by another worker", job.id)
             return True
@@ -77,9 +82,14 @@ class ExportWorker:
             ran += 1
         return ran
 
-    async def run(self, stop: asyncio.Event) -> None:
-        """Runs jobs until `stop` is set; each job in a worker thread."""
-        while not stop.is_set():
+    def stop(self) -> None:
+        """Asks `run` to end; a job under way stops at its next chunk and is released."""
+        self._halt.set()
+
+    async def run(self) -> None:
+        """Runs jobs until `stop`; each job in a worker thread."""
+        while not self._halt.is_set():
+            ran = False
             try:
                 ran = await asyncio.to_thread(self.run_once)
                 if not ran and self.clock() - self._expired > 3600:
@@ -87,7 +97,5 @@ class ExportWorker:
                     await asyncio.to_thread(export_jobs.expire_jobs, self.db, self.keep)
             except Exception:  # a store outage: wait and try again
                 log.exception("export worker")
-                ran = False
             if not ran:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.poll)
+                await asyncio.sleep(self.poll)
