@@ -46,7 +46,8 @@ def test_keys_unknown_revoked_and_restricted(filled: Database) -> None:
         assert client.get(by_blockchain_id, headers={HEADER: secret}).status_code == 200
         assert_error(client.get(by_blockchain_id, headers={HEADER: limited_secret}), 403, "chain")
         for op in OPERATIONS:
-            if not any(p.name == "chainId" for p in op.params) or op.method != "GET":
+            path_chain = any(p.name == "chainId" and p.where == "path" for p in op.params)
+            if not path_chain or op.method != "GET":
                 continue
             path = op.path.replace("{chainId}", BLOCKCHAIN_ID).replace("{address}", ALICE)
             path = path.replace("{blockId}", "1").replace("{txHash}", "0x" + "ab" * 32)

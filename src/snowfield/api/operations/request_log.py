@@ -18,7 +18,7 @@ from typing import Any
 
 from starlette.types import Scope
 
-from snowfield.store import usage_log
+from snowfield.store import chain_queries, usage_log
 from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey
 from snowfield.store.usage_log import RequestRow
@@ -70,10 +70,20 @@ class RequestLog:
         if not batch:
             return
         try:
-            await asyncio.to_thread(usage_log.write_requests, self.db, [_row(p) for p in batch])
+            await asyncio.to_thread(self._write, batch)
         except Exception:
             log.exception("request log: %d requests wait for the store", len(batch))
             self._pending[:0] = batch[-self.max_pending :]
+
+    def _write(self, batch: list[tuple[Any, ...]]) -> None:
+        """Rows of a batch, its chain references read as EVM chain ids, into the store."""
+        chains: dict[str, str] = {}
+        for pending in batch:
+            ref = pending[4]
+            if ref is not None and ref not in chains:
+                found = chain_queries.find_chain(self.db, ref)
+                chains[ref] = ref if found is None else str(found.chain_id)
+        usage_log.write_requests(self.db, [_row(p, chains) for p in batch])
 
     async def close(self) -> None:
         """Stops the background task and writes what is left."""
@@ -92,9 +102,10 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
-def _row(pending: tuple[Any, ...]) -> RequestRow:
-    """The stored row of a pending request: built at flush time, off the request path."""
-    at, elapsed, scope, route, chain_id, status, key, credits = pending
+def _row(pending: tuple[Any, ...], chains: Mapping[str, str]) -> RequestRow:
+    """The stored row of a pending request: built at flush time, off the request path; its
+    chain as its EVM chain id when the reference names an indexed chain."""
+    at, elapsed, scope, route, ref, status, key, credits = pending
     client = scope.get("client")
     return RequestRow(
         log_id=uuid.uuid4().hex,
@@ -106,7 +117,7 @@ def _row(pending: tuple[Any, ...]) -> RequestRow:
         path=scope["path"],
         route=route,
         status=status,
-        chain_id=chain_id,
+        chain_id=None if ref is None else chains.get(ref, ref),
         rpc_method=None,
         latency_ms=round(elapsed * 1000, 3),
         credits=credits,

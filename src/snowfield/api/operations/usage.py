@@ -112,13 +112,16 @@ def _status(ctx: Context) -> int | None:
     return int(raw)
 
 
-def _filter(ctx: Context, key: ApiKey, now: float, request_type: str | None) -> RequestFilter:
+async def _filter(ctx: Context, key: ApiKey, now: float, request_type: str | None) -> RequestFilter:
+    """The caller's requests the arguments select; a chain is named as operation 5 names it
+    (EVM or blockchain id: 404 unknown, 403 when the key may not read it)."""
     start, end = _window(ctx, now)
+    chain = None if ctx.args.get("chainId") is None else await ctx.chain()
     return RequestFilter(
         key.id,
         start * 1000,
         end * 1000,
-        chain_id=ctx.args.get("chainId"),
+        chain_id=None if chain is None else str(chain.chain_id),
         status=_status(ctx),
         request_type=request_type,
         path=ctx.args.get("requestPath"),
@@ -192,7 +195,7 @@ def _read_all(ctx: Context, where: RequestFilter) -> list[RequestRow]:
 
 async def api_usage_metrics(ctx: Context) -> Json:
     key = _caller(ctx)
-    where = _filter(ctx, key, time.time(), ctx.args.get("requestType"))
+    where = await _filter(ctx, key, time.time(), ctx.args.get("requestType"))
     rows = await ctx.run(_read_all, ctx, where)
     group = ctx.args.get("groupBy")
     read = _GROUPS[group] if group else (lambda r: None)
@@ -206,7 +209,7 @@ async def api_usage_metrics(ctx: Context) -> Json:
 
 async def api_logs(ctx: Context) -> Json:
     key = _caller(ctx)
-    where = _filter(ctx, key, time.time(), ctx.args.get("requestType"))
+    where = await _filter(ctx, key, time.time(), ctx.args.get("requestType"))
     page = await ctx.run(
         usage_log.requests_page, ctx.db, where, after=ctx.after(), limit=ctx.args["pageSize"]
     )
@@ -241,7 +244,7 @@ def _log(r: RequestRow, key: ApiKey) -> Json:
 
 async def rpc_usage_metrics(ctx: Context) -> Json:
     key = _caller(ctx)
-    where = _filter(ctx, key, time.time(), "rpc")
+    where = await _filter(ctx, key, time.time(), "rpc")
     rows = await ctx.run(_read_all, ctx, where)
     method = ctx.args.get("rpcMethod")
     rows = [r for r in rows if method is None or r.rpc_method == method]
