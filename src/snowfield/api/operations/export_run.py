@@ -129,7 +129,7 @@ def run_export(
             plan.append((chain.chain_id, address.lower(), *blocks))
     total = min(max_rows, sum(export_jobs.count_address_txs(db, *p) for p in plan))
     done, seq = 0, 0
-    lines: list[list[str]] = []
+    lines: list[list[Any]] = []
 
     def flush() -> None:
         nonlocal seq, lines
