@@ -52,13 +52,15 @@ def _receiver(g: int) -> str:
 def _block(number: int) -> BlockBundle:
     ts = 1_700_000_000 + 2 * number
     block = BlockRow(CHAIN_ID, number, _hash(0, number), _hash(0, number - 1), ts,
-                     PER_BLOCK * 21_000, 15_000_000, 25 * 10**9, PER_BLOCK, _receiver(number))  # fmt: skip
+                     PER_BLOCK * 21_000, 15_000_000, 25 * 10**9, PER_BLOCK,
+                     _receiver(number))  # fmt: skip
     txs, activity = [], []
     for i in range(PER_BLOCK):
         g = (number - 1) * PER_BLOCK + i
         to = _receiver(g)
         txs.append(TxRow(CHAIN_ID, number, i, _hash(1, g), block.hash, ts, SENDER, to,
-                         10**15 + g, g, 21_000, 21_000, 25 * 10**9 + g % 10**9, 2, 1, "", None))  # fmt: skip
+                         10**15 + g, g, 21_000, 21_000, 25 * 10**9 + g % 10**9, 2, 1, "",
+                         None))  # fmt: skip
         activity += [(SENDER, i), (to, i)]
     balances = (BalanceRow(CHAIN_ID, SENDER, number, 10**24 - number),)
     return BlockBundle(block, tuple(txs), (), (), (), balances, tuple(activity))
