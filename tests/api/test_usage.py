@@ -150,3 +150,15 @@ def test_rpc_usage_is_empty_where_no_rpc_is_relayed(filled: Database) -> None:
             body = response.json()
             assert_matches(body, "RpcUsageMetricsResponse")
             assert body == {"aggregateDuration": "daily", "metrics": [], "chainId": str(CHAIN)}
+
+
+def test_a_chain_filter_names_a_chain_the_key_may_read(filled: Database) -> None:
+    _, limited = create_key(filled, "other chain only", chains=[43114])
+    with api_client(filled) as client:
+        for path in ("/v1/apiUsageMetrics", "/v1/apiLogs", "/v1/subnetRpcUsageMetrics"):
+            refused = client.get(path, params={"chainId": str(CHAIN)}, headers={HEADER: limited})
+            assert_error(refused, 403, "chain")
+            unknown = client.get(path, params={"chainId": "999"}, headers={HEADER: limited})
+            assert_error(unknown, 404, "999")
+            allowed = client.get(path, params={"chainId": "43114"}, headers={HEADER: limited})
+            assert allowed.status_code == 200, allowed.text
