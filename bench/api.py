@@ -697,7 +697,12 @@ def load_average() -> str:
 
 
 def run(
-    sizes: Sequence[int], duration: float, generator: str, cpus: set[int], latency: bool
+    sizes: Sequence[int],
+    duration: float,
+    generator: str,
+    cpus: set[int],
+    latency: bool,
+    spread: bool = True,
 ) -> None:
     cores = os.cpu_count() or 1
     pin({cores - 1})  # this process, wrk and the client; the servers run on `cpus`
@@ -725,10 +730,12 @@ def run(
         base = stack.enter_context(server("hello", Path(captured.name), op5_path(), cpus))
         print(f"\n1. throughput of operation 5 against the {large:,} database ({len(body):,}"
               "-byte body, served verbatim by the baseline):", flush=True)  # fmt: skip
-        loads = {"one URL": [op5_path()], "spread": spread_paths(ports[large])}
-        spread = len(loads["spread"])
-        print(f"  loads: one URL (the first page of one address); spread ({spread:,} URLs:"
-              f" pages 1-{SPREAD_PAGES} of {SPREAD_ADDRESSES:,} addresses)")  # fmt: skip
+        loads = {"one URL": [op5_path()]}
+        if spread:
+            loads["spread"] = spread_paths(ports[large])
+            print(f"  loads: one URL (the first page of one address); spread"
+                  f" ({len(loads['spread']):,} URLs: pages 1-{SPREAD_PAGES} of"
+                  f" {SPREAD_ADDRESSES:,} addresses)")  # fmt: skip
         report_throughput(throughput(generator, ports[large], base, loads, duration), generator)
         unlogged = stack.enter_context(server("data-unlogged", paths[large], op5_path(), cpus))
         print("\n3. the request log's cost (usage, issue 32): operation 5 with the log against"
@@ -755,6 +762,9 @@ def main() -> None:
         help="CPUs the servers are pinned to (one or two: two machine speeds)",
     )
     parser.add_argument("--skip-latency", action="store_true", help="throughput only")
+    parser.add_argument(
+        "--one-url", action="store_true", help="no spread load (small databases have too few pages)"
+    )
     parser.add_argument("--serve", nargs=2, metavar=("KIND", "TARGET"), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -762,7 +772,7 @@ def main() -> None:
         serve(args.serve[0], args.serve[1], args.port)
         return
     run(sorted(args.sizes), args.duration, choose_generator(args.load), set(args.server_cpus),
-        not args.skip_latency)  # fmt: skip
+        not args.skip_latency, not args.one_url)  # fmt: skip
 
 
 if __name__ == "__main__":
