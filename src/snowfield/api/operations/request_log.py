@@ -37,6 +37,7 @@ class RequestLog:
         self.dropped = 0
         self._pending: list[tuple[Any, ...]] = []
         self._task: asyncio.Task[None] | None = None
+        self._chains: dict[str, str] = {}  # chain references found indexed -> EVM chain id
 
     def record(
         self,
@@ -77,12 +78,15 @@ class RequestLog:
 
     def _write(self, batch: list[tuple[Any, ...]]) -> None:
         """Rows of a batch, its chain references read as EVM chain ids, into the store."""
-        chains: dict[str, str] = {}
+        chains = self._chains
+        if len(chains) > 1024:  # references are whatever clients send: keep it bounded
+            chains.clear()
         for pending in batch:
             ref = pending[4]
             if ref is not None and ref not in chains:
                 found = chain_queries.find_chain(self.db, ref)
-                chains[ref] = ref if found is None else str(found.chain_id)
+                if found is not None:  # an unknown one is looked up again: it may come
+                    chains[ref] = str(found.chain_id)
         usage_log.write_requests(self.db, [_row(p, chains) for p in batch])
 
     async def close(self) -> None:
