@@ -12,7 +12,8 @@ import asyncio
 import contextlib
 import logging
 import time
-import uuid
+import itertools
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,6 +39,10 @@ class RequestLog:
         self._pending: list[tuple[Any, ...]] = []
         self._task: asyncio.Task[None] | None = None
         self._chains: dict[str, str] = {}  # chain references found indexed -> EVM chain id
+        # Log ids grow with time within a process (arrival ms, this log's tag, a counter), so
+        # the table's primary key takes appends, not inserts at random pages of the B-tree.
+        self._tag = secrets.token_hex(4)
+        self._serial = itertools.count()
 
     def record(
         self,
@@ -87,7 +92,9 @@ class RequestLog:
                 found = chain_queries.find_chain(self.db, ref)
                 if found is not None:  # an unknown one is looked up again: it may come
                     chains[ref] = str(found.chain_id)
-        usage_log.write_requests(self.db, [_row(p, chains) for p in batch])
+        tag, serial = self._tag, self._serial
+        rows = [_row(p, chains, f"{tag}{next(serial):08x}") for p in batch]
+        usage_log.write_requests(self.db, rows)
 
     async def close(self) -> None:
         """Stops the background task and writes what is left."""
@@ -106,14 +113,15 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
-def _row(pending: tuple[Any, ...], chains: Mapping[str, str]) -> RequestRow:
+def _row(pending: tuple[Any, ...], chains: Mapping[str, str], suffix: str) -> RequestRow:
     """The stored row of a pending request: built at flush time, off the request path; its
     chain as its EVM chain id when the reference names an indexed chain."""
     at, elapsed, scope, route, ref, status, key, credits = pending
     client = scope.get("client")
+    at_ms = int((at - elapsed) * 1000)  # when it arrived
     return RequestRow(
-        log_id=uuid.uuid4().hex,
-        at_ms=int((at - elapsed) * 1000),  # when it arrived
+        log_id=f"{at_ms:012x}{suffix}",
+        at_ms=at_ms,
         key_id=None if key is None else key.id,
         key_name=None if key is None else key.name,
         request_type="data",
