@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-import time
 import itertools
+import logging
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
