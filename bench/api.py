@@ -15,6 +15,10 @@
    through nextPageToken): keyset paging should cost the same on every page. Target: the ratio of
    medians large/small <= 1.2x.
 
+3. The request log's cost (usage metrics, issue 32): requests/s of the same service with and
+   without its request log (`create_data_app(log_requests=False)`), rounds alternating, same
+   loads. Target: the log costs <= 5%.
+
 Rate limiting cannot trip (a limit of 10^12 units a minute). Each server is its own process,
 pinned to CPU 0; the load generator and the client run on the last CPU. Databases are cached
 under .bench/api/ by size, schema version and a digest of the DDL. Loopback only; every loop is
@@ -303,12 +307,13 @@ def describe(path: Path) -> str:
 # -- servers (each a child process running this file with --serve) -----------------------------
 
 
-def data_app(path: Path) -> ASGIApp:
-    """The data service as `snowfield serve` composes it, with a limit that cannot trip."""
+def data_app(path: Path, *, log_requests: bool = True) -> ASGIApp:
+    """The data service as `snowfield serve` composes it (its request log included, unless
+    measuring without it), with a limit that cannot trip."""
     db = Database(str(path))
     db.migrate()
     policy = RatePolicy(anonymous=UNLIMITED, keyed=UNLIMITED)
-    return create_data_app(db, policy=policy, limiter=MemoryLimiter())
+    return create_data_app(db, policy=policy, limiter=MemoryLimiter(), log_requests=log_requests)
 
 
 def hello_app(body: bytes) -> ASGIApp:
@@ -324,7 +329,10 @@ def hello_app(body: bytes) -> ASGIApp:
 def serve(kind: str, target: str, port: int) -> None:
     """uvicorn as `snowfield serve` runs it (its `server_config`: our HTTP protocol and limits,
     no access log, no server header; uvloop, one process), for both apps."""
-    app = data_app(Path(target)) if kind == "data" else hello_app(Path(target).read_bytes())
+    if kind.startswith("data"):
+        app = data_app(Path(target), log_requests=kind != "data-unlogged")
+    else:
+        app = hello_app(Path(target).read_bytes())
     config = server_config(app, host=HOST, port=port, limits=DEFAULT_LIMITS)
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(uvicorn.Server(config).serve())
@@ -628,6 +636,25 @@ def report_throughput(rates: dict[str, tuple[Rate, Rate]], generator: str) -> No
               " which flatters the ratio; install wrk for cleaner figures)")  # fmt: skip
 
 
+def report_log_cost(rates: dict[str, tuple[Rate, Rate]]) -> None:
+    """Requests/s with the request log over requests/s without it (target: >= 95%)."""
+    for name, (logged, unlogged) in rates.items():
+        ratio = logged.per_second / unlogged.per_second
+        verdict = "within" if ratio >= 0.95 else "OVER"
+        print(f"  {name}: {logged.per_second:,.0f} req/s logged, {unlogged.per_second:,.0f}"
+              f" without the log: {ratio:.1%} ({1 - ratio:+.1%} cost, {verdict} the 5%"
+              " budget)")  # fmt: skip
+
+
+def clear_request_logs(paths: Sequence[Path]) -> None:
+    """The cached databases keep no request log of the bench's own load."""
+    for path in paths:
+        db = Database(str(path))
+        with db.transaction() as w:
+            w.execute("DELETE FROM api_requests")
+        db.close()
+
+
 def report_latency(sizes: Sequence[int], samples: Samples) -> None:
     small, large = sizes[0], sizes[-1]
     head = "".join(f"{f'{s:,} p50':>15}{'p95':>8}" for s in sizes)
@@ -670,7 +697,12 @@ def load_average() -> str:
 
 
 def run(
-    sizes: Sequence[int], duration: float, generator: str, cpus: set[int], latency: bool
+    sizes: Sequence[int],
+    duration: float,
+    generator: str,
+    cpus: set[int],
+    latency: bool,
+    spread: bool = True,
 ) -> None:
     cores = os.cpu_count() or 1
     pin({cores - 1})  # this process, wrk and the client; the servers run on `cpus`
@@ -698,15 +730,22 @@ def run(
         base = stack.enter_context(server("hello", Path(captured.name), op5_path(), cpus))
         print(f"\n1. throughput of operation 5 against the {large:,} database ({len(body):,}"
               "-byte body, served verbatim by the baseline):", flush=True)  # fmt: skip
-        loads = {"one URL": [op5_path()], "spread": spread_paths(ports[large])}
-        spread = len(loads["spread"])
-        print(f"  loads: one URL (the first page of one address); spread ({spread:,} URLs:"
-              f" pages 1-{SPREAD_PAGES} of {SPREAD_ADDRESSES:,} addresses)")  # fmt: skip
+        loads = {"one URL": [op5_path()]}
+        if spread:
+            loads["spread"] = spread_paths(ports[large])
+            print(f"  loads: one URL (the first page of one address); spread"
+                  f" ({len(loads['spread']):,} URLs: pages 1-{SPREAD_PAGES} of"
+                  f" {SPREAD_ADDRESSES:,} addresses)")  # fmt: skip
         report_throughput(throughput(generator, ports[large], base, loads, duration), generator)
+        unlogged = stack.enter_context(server("data-unlogged", paths[large], op5_path(), cpus))
+        print("\n3. the request log's cost (usage, issue 32): operation 5 with the log against"
+              " the same service without it, the same loads:", flush=True)  # fmt: skip
+        report_log_cost(throughput(generator, ports[large], unlogged, loads, duration))
         if latency:
             print("\n2. latency of operation 5, by database size and page:", flush=True)
             pages = {size: page_paths(port) for size, port in ports.items()}
             report_latency(sizes, latencies(ports, pages))
+    clear_request_logs(list(paths.values()))
     print(f"(1-minute load average: {before} before the measurements, {load_average()} after)")
 
 
@@ -723,6 +762,9 @@ def main() -> None:
         help="CPUs the servers are pinned to (one or two: two machine speeds)",
     )
     parser.add_argument("--skip-latency", action="store_true", help="throughput only")
+    parser.add_argument(
+        "--one-url", action="store_true", help="no spread load (small databases have too few pages)"
+    )
     parser.add_argument("--serve", nargs=2, metavar=("KIND", "TARGET"), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -730,7 +772,7 @@ def main() -> None:
         serve(args.serve[0], args.serve[1], args.port)
         return
     run(sorted(args.sizes), args.duration, choose_generator(args.load), set(args.server_cpus),
-        not args.skip_latency)  # fmt: skip
+        not args.skip_latency, not args.one_url)  # fmt: skip
 
 
 if __name__ == "__main__":

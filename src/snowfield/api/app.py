@@ -26,6 +26,8 @@ from snowfield.api.evm import (
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.openapi import openapi_document
 from snowfield.api.operation import ChainCache, Context, NetworkCache, Operation, Services
+from snowfield.api.operations import exports, health, usage
+from snowfield.api.operations.request_log import RequestLog
 from snowfield.api.primary import balances as p_balances
 from snowfield.api.primary import blocks as p_blocks
 from snowfield.api.primary import (
@@ -39,11 +41,12 @@ from snowfield.api.primary import (
 from snowfield.api.primary import transactions as p_transactions
 from snowfield.api.primary import utxos as p_utxos
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
-from snowfield.api.router import Router, operation_routes
+from snowfield.api.router import Answer, Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site
 from snowfield.api.telemetry import Recorder
 from snowfield.api.webhooks import operations as webhooks
 from snowfield.errors import Unavailable
+from snowfield.routing.table import GET, Route
 from snowfield.store.database import Database
 from snowfield.store.pagination import PageTokens
 
@@ -72,9 +75,13 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *icm.OPERATIONS,
     *icm_messages.OPERATIONS,
     *webhooks.OPERATIONS,
+    *exports.OPERATIONS,
+    *usage.OPERATIONS,
+    *health.OPERATIONS,
 )
 VERSION = "1.0.0"
 _UNMATCHED_WEIGHT = 1
+_DOWNLOAD_WEIGHT = 10  # an export file: as the operation that tells its status
 
 
 def create_data_app(
@@ -85,13 +92,20 @@ def create_data_app(
     operations: Sequence[Operation[Context]] = OPERATIONS,
     explorer: ExplorerConfig | None = None,
     signatures: SignatureService | None = None,
+    public_url: str = "",
+    requests: RequestLog | None = None,
+    log_requests: bool = True,
 ) -> ASGIApp:
     """The data service over `db` (already migrated); `limiter` defaults to in-memory counters;
-    with `explorer`, the explorer's page at / (snowfield.api.site)."""
+    with `explorer`, the explorer's page at / (snowfield.api.site); `public_url` prefixes the
+    links it hands out (export files); `requests` logs every answered request (usage), by
+    default to `db` every second (not at all without `log_requests`)."""
     secret = db.meta("page_token_secret")
     if secret is None:
         raise Unavailable("the database has no page-token secret: run its migration first")
-    services = Services(db, PageTokens(secret), ChainCache(db), NetworkCache(db), signatures)
+    services = Services(
+        db, PageTokens(secret), ChainCache(db), NetworkCache(db), signatures, public_url
+    )
     document = orjson.dumps(
         openapi_document(operations, title="snowfield data API", version=VERSION)
     )
@@ -103,19 +117,27 @@ def create_data_app(
         document=document,
         document_weight=_UNMATCHED_WEIGHT,
     )
+    download = Answer(exports.download_endpoint(db), _DOWNLOAD_WEIGHT)
+    routes.insert(0, Route(exports.DOWNLOAD_PATH, {"GET": download, "HEAD": download}, GET))
+    log = (requests or RequestLog(db)) if log_requests else None
     chosen = limiter if limiter is not None else MemoryLimiter()
     router = Router(
         routes,
         gate=Gate(db=db, limiter=chosen, policy=policy or RatePolicy()),
         recorder=Recorder("data"),
         errors=send_error,
-        on_shutdown=lambda: _shutdown(chosen, signatures),
+        on_shutdown=lambda: _shutdown(chosen, signatures, log),
         unmatched_weight=_UNMATCHED_WEIGHT,
+        requests=log,
     )
     return router if explorer is None else Site(router, explorer)
 
 
-async def _shutdown(limiter: Limiter, signatures: SignatureService | None) -> None:
+async def _shutdown(
+    limiter: Limiter, signatures: SignatureService | None, requests: RequestLog | None
+) -> None:
+    if requests is not None:
+        await requests.close()
     await limiter.close()
     if signatures is not None:  # its peer connections live on the server's event loop
         await signatures.close()

@@ -11,6 +11,7 @@ from snowfield.api.evm.balance_schemas import BALANCE_COMPONENTS
 from snowfield.api.evm.view_schemas import VIEW_COMPONENTS
 from snowfield.api.icm_messages import legacy_schemas
 from snowfield.api.operation import Operation
+from snowfield.api.operations.schemas import OPERATIONS_COMPONENTS
 from snowfield.api.params import Param
 from snowfield.api.primary.network_schemas import NETWORK_COMPONENTS
 from snowfield.api.primary.schemas import PRIMARY_ADDRESS_COMPONENTS
@@ -23,7 +24,6 @@ _RATE_HEADERS = {
     for name, text, integer in (
         ("ratelimit-limit", "Compute units allowed per window.", True),
         ("ratelimit-remaining", "Compute units left in the current window.", True),
-        ("ratelimit-reset", "Seconds until the window resets.", True),
         ("ratelimit-policy", "The limit and window, as `limit;w=seconds`.", False),
     )
 }
@@ -48,6 +48,10 @@ def _responses(op: Operation[Any]) -> dict[str, Any]:
     for status in ERROR_STATUSES:
         headers = dict(_RATE_HEADERS)
         if status == 429:
+            headers["ratelimit-reset"] = {
+                "description": "Seconds until the window resets.",
+                "schema": {"type": "integer"},
+            }
             headers["retry-after"] = {
                 "description": "Seconds until the window resets.",
                 "schema": {"type": "integer"},
@@ -92,6 +96,7 @@ def openapi_document(
                 **legacy_schemas(ICM),
                 **WEBHOOK_COMPONENTS,
                 **PRIMARY_ADDRESS_COMPONENTS,
+                **OPERATIONS_COMPONENTS,
             },
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}

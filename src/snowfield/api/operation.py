@@ -140,6 +140,7 @@ class Services:
     chains: ChainCache
     networks: NetworkCache
     signatures: SignatureService | None = None
+    public_url: str = ""  # where clients reach this service (links it hands out); "": relative
 
 
 class Context:
@@ -150,6 +151,7 @@ class Context:
     ) -> None:
         self.db = services.db
         self.signatures = services.signatures
+        self.public_url = services.public_url
         self._chains = services.chains
         self._networks = services.networks
         self.args = args

@@ -30,13 +30,17 @@ class Decision:
         return {k.decode(): v.decode() for k, v in self.raw_headers()}
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """The rate-limit headers as ASGI sends them (every response carries them)."""
-        return [
+        """The rate-limit headers as ASGI sends them: every response carries the policy, the
+        limit and what remains (IETF draft, as the real service sends them); a refusal (429)
+        adds when the window resets (the error adds `retry-after` with the same seconds)."""
+        out = [
+            (b"ratelimit-policy", b"%d;w=%d" % (self.limit, self.window)),
             (b"ratelimit-limit", b"%d" % self.limit),
             (b"ratelimit-remaining", b"%d" % self.remaining),
-            (b"ratelimit-reset", b"%d" % max(1, math.ceil(self.reset))),
-            (b"ratelimit-policy", b"%d;w=%d" % (self.limit, self.window)),
         ]
+        if not self.allowed:
+            out.append((b"ratelimit-reset", b"%d" % max(1, math.ceil(self.reset))))
+        return out
 
 
 class Limiter(Protocol):

@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from starlette.exceptions import HTTPException
 from starlette.responses import RedirectResponse
@@ -25,6 +25,7 @@ from snowfield.api.operation import Operation, endpoint
 from snowfield.api.request_body import BODY_METHODS, read_body
 from snowfield.api.responses import Endpoint, Headers, SendJson, send_json
 from snowfield.api.telemetry import Recorder
+from snowfield.errors import RateLimited
 from snowfield.routing.table import Match, Route, RouteTable
 from snowfield.store.keys import ApiKey
 
@@ -41,6 +42,22 @@ class Answer:
 
 
 Answers = Mapping[str, Answer]  # a route's answer to each method it allows
+_ADMISSION = "snowfield.admission"  # the scope's note of the caller's key and units charged
+
+
+class RequestSink(Protocol):
+    """Takes note of every answered request (the usage log, api/operations/request_log.py)."""
+
+    def record(
+        self,
+        scope: Scope,
+        route: str,
+        params: Mapping[str, str],
+        status: int,
+        started: float,
+        key: ApiKey | None,
+        credits: int,
+    ) -> None: ...
 
 
 def operation_routes(
@@ -93,6 +110,7 @@ class Router:
         unmatched_weight: int = 1,
         websocket: ASGIApp | None = None,
         redirect_slashes: bool = False,
+        requests: RequestSink | None = None,
     ) -> None:
         self.table = RouteTable(routes)
         self.gate = gate
@@ -104,6 +122,7 @@ class Router:
         # Whether a path that only misses or adds a trailing slash redirects (307) to the route,
         # as Starlette's router does.
         self.redirect_slashes = redirect_slashes
+        self.requests = requests
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -125,6 +144,10 @@ class Router:
             route = match.route
             label = route.path if route is not None and match.allowed else UNMATCHED
             self.recorder.record(label, scope["method"], status, started)
+            if self.requests is not None:
+                key, charged = scope.get(_ADMISSION, (None, 0))
+                route_path = label if label != UNMATCHED else ""
+                self.requests.record(scope, route_path, match.params, status, started, key, charged)
 
     async def _answer(
         self, scope: Scope, receive: Receive, send: Send, match: Match[Answers]
@@ -135,6 +158,9 @@ class Router:
         weight = answer.weight if answer is not None else self.unmatched_weight
         admission = await self.gate.admit(scope, weight)
         headers = admission.headers
+        # A refused charge consumes nothing (ratelimit.Limiter).
+        charged = 0 if isinstance(admission.refusal, RateLimited) else weight
+        scope[_ADMISSION] = (admission.key, charged)
         if admission.refusal is not None:
             return await self.errors(scope, send, admission.refusal, headers)
         if route is None:

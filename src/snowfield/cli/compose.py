@@ -112,7 +112,22 @@ def data_app(db: Database, settings: ServeSettings) -> Any:
         limiter=rate_limiter(settings),
         explorer=explorer_config(settings),
         signatures=signatures,
+        public_url=public_url(settings),
     )
+
+
+def public_url(settings: ServeSettings) -> str:
+    """Where clients reach the data API: --public-url, else its own address."""
+    if settings.public_url:
+        return settings.public_url.rstrip("/")
+    return f"http://{settings.host}:{settings.port}"
+
+
+def export_worker(db: Database, settings: ServeSettings) -> Any:
+    """The worker that runs the data API's export jobs (beside its servers in `serve`)."""
+    from snowfield.api.operations.export_worker import ExportWorker
+
+    return ExportWorker(db, max_rows=settings.export_max_rows)
 
 
 def metrics_app(db: Database, settings: ServeSettings) -> Any:

@@ -10,6 +10,7 @@ import uvicorn
 from snowfield.cli.compose import (
     data_api_error,
     data_app,
+    export_worker,
     http_limits,
     metrics_api_error,
     metrics_app,
@@ -29,7 +30,8 @@ def serve(settings: ServeSettings) -> None:
 
     The data API: chains, address history, transfers, NFTs, blocks, contracts, the primary
     network, ICM messages and, with --node-url, Warp signature aggregation; API keys and rate
-    limits. The metrics API on --metrics-api-port, the explorer web page at / of the data API,
+    limits; transaction exports (run here, in the background) and usage. The metrics API on
+    --metrics-api-port, the explorer web page at / of the data API,
     and the OpenAPI document of each at /openapi.json."""
     run_service(settings, _run_serve)
 
@@ -49,9 +51,15 @@ async def _run_serve(settings: ServeSettings) -> None:
     console.print(f"Data API:  {base}/v1/chains   OpenAPI: {base}/openapi.json", soft_wrap=True)
     console.print(f"Explorer:  {base}/", soft_wrap=True)
     metrics = _metrics_server(db, settings)
+    # Export jobs run in this process, off the request path; several serve processes over one
+    # store share them (leases), and a job a stopped process held is taken over.
+    worker = export_worker(db, settings)
+    running = asyncio.create_task(worker.run())
     try:
         await _serve_together(server, metrics)
     finally:
+        worker.stop()
+        await running
         db.close()
 
 

@@ -72,5 +72,16 @@ class ServeSettings:
         None,
         "API key the explorer sends in x-service-api-key (visible to every visitor of the page).",
     )
+    public_url: str | None = setting(
+        None,
+        "Base URL clients reach the data API at (behind a proxy: its public address), used in"
+        " the links it hands out (export files); without it, http://--host:--port.",
+    )
+    export_max_rows: int = setting(
+        1_000_000,
+        "Most transactions in one export file; a longer history completes with the warning"
+        " WarnTruncatedExport and the nextDate to ask again from.",
+        min=1,
+    )
     log_level: str = shared.log_level()
     log_format: str = shared.log_format()

@@ -22,6 +22,7 @@ from snowfield.store.evm_schema import (
     EVM_TABLES,
     reread_evm_chains,
 )
+from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
 from snowfield.store.primary_schema import (
     P_STAKER_OWNERS,
     P_STAKING_ROWS,
@@ -309,6 +310,8 @@ TABLES: tuple[str, ...] = (
     *VALIDATOR_STATE_TABLES,
     *NETWORK_INDEXES,
     BACKFILL_RANGES,
+    *EXPORT_TABLES,
+    *USAGE_TABLES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -392,6 +395,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
         staking_rollups.TABLE,
         staking_rollups.rebuild,
     ),
+    # Export jobs and their files, the request log (store/ops_schema.py).
+    16: (*EXPORT_TABLES, *USAGE_TABLES),
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
 }
 

@@ -1,0 +1,1 @@
+"""The data service's own operations: transaction exports, usage metrics and logs, health."""
