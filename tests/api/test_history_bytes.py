@@ -10,8 +10,11 @@ import httpx
 import orjson
 
 from snowfield.api.evm.addresses import Listing, _rendered_transactions, _transactions
+from snowfield.store import history_pages
 from snowfield.store.database import Database
-from tests.api.conftest import CHAIN
+from snowfield.store.schema import SCHEMA_VERSION
+from snowfield.store.writes import unwind
+from tests.api.conftest import CHAIN, ChainBuilder, add_chains
 
 
 def _pages(db: Database, address: str, descending: bool, fn: Any) -> list[bytes]:
@@ -48,18 +51,28 @@ def test_a_missing_document_falls_back_to_the_same_bytes(filled: Database) -> No
     from the rows; the bytes stay the same."""
     address = _addresses(filled)[0]
     before = _pages(filled, address, True, _transactions)
+    key = "chain_id, address, block_number, tx_index"
     with filled.transaction() as w:
-        saved = w.query("SELECT chain_id, block_number, tx_index, document FROM transactions")
-        w.execute("UPDATE transactions SET document = NULL")
+        saved = w.query(f"SELECT native_document, {key} FROM address_txs")
+        w.execute("UPDATE address_txs SET native_document = NULL")
     try:
+        assert not _lean(filled, address)
         assert _pages(filled, address, True, _transactions) == before
     finally:
         with filled.transaction() as w:
             w.executemany(
-                "UPDATE transactions SET document = ?"
-                " WHERE chain_id = ? AND block_number = ? AND tx_index = ?",
-                [(d, c, b, i) for c, b, i, d in saved],
+                "UPDATE address_txs SET native_document = ? WHERE chain_id = ? AND address = ?"
+                " AND block_number = ? AND tx_index = ?",
+                saved,
             )
+    assert _lean(filled, address)
+
+
+def _lean(db: Database, address: str) -> bool:
+    """Whether the first page is served from the stored documents (no NULL item)."""
+    listing = Listing(CHAIN, address, None, None, True, None, 3)
+    page = history_pages.address_items(db, CHAIN, address, **listing.window())
+    return all(item is not None for _, _, item in page.items)
 
 
 def test_the_server_sends_the_rendered_bytes(filled: Database, api: httpx.Client) -> None:
@@ -72,3 +85,39 @@ def test_the_server_sends_the_rendered_bytes(filled: Database, api: httpx.Client
         expected = orjson.dumps(items)
         assert response.content.startswith(b'{"transactions":' + expected)
         assert len(body["transactions"]) == len(items)
+
+
+def _all_pages(db: Database) -> dict[str, list[bytes]]:
+    return {a: _pages(db, a, True, _transactions) for a in _addresses(db)}
+
+
+def test_an_upgrade_writes_the_documents_beside_each_row(db: Database) -> None:
+    """A schema-11 store (no native_document) upgrades to the layout: every row gains its
+    document and the pages stay byte for byte the same, now served from the documents."""
+    add_chains(db)
+    ChainBuilder(db).add(8)
+    before = _all_pages(db)
+    with db.transaction() as w:
+        w.execute("ALTER TABLE address_txs DROP COLUMN native_document")
+        w.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+    db.migrate()
+    assert db.meta("schema_version") == str(SCHEMA_VERSION)
+    assert db.query(
+        "SELECT COUNT(*) FROM address_txs a JOIN transactions t ON t.chain_id = a.chain_id"
+        " AND t.block_number = a.block_number AND t.tx_index = a.tx_index"
+        " WHERE a.native_document IS NULL OR a.native_document <> t.document"
+    ) == [(0,)]
+    assert _all_pages(db) == before
+    assert all(_lean(db, a) for a in before)
+
+
+def test_an_unwind_removes_the_documents_of_unwound_blocks(db: Database) -> None:
+    add_chains(db)
+    ChainBuilder(db).add(10)
+    unwind(db, CHAIN, 6)
+    assert db.query(
+        "SELECT COUNT(*) FROM address_txs WHERE chain_id = ? AND block_number >= 6", (CHAIN,)
+    ) == [(0,)]
+    for address in _addresses(db):
+        lean = _pages(db, address, True, _transactions)
+        assert lean == _pages(db, address, True, _rendered_transactions)

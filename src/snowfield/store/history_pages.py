@@ -24,7 +24,7 @@ from snowfield.store.sql import between, keyset, order
 _EMPTY_REST = orjson.dumps(documents.sublists((), (), {}, {}))[1:].decode()
 # The item: prefix, the transaction's document, then the sub-lists' members.
 _ITEM = (
-    "'{\"nativeTransaction\":' || t.document || ',' ||"
+    "'{\"nativeTransaction\":' || a.native_document || ',' ||"
     " CASE WHEN a.document = '' THEN ? ELSE substr(a.document, 2) END"
 )
 
@@ -62,8 +62,6 @@ def _items_sql(dialect: str, rng: str, paged: bool, descending: bool) -> str:
     item = f"CAST({_ITEM} AS BLOB)" if dialect == "sqlite" else _ITEM
     return (
         f"SELECT a.block_number, a.tx_index, {item} FROM address_txs a"
-        " JOIN transactions t ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
-        " AND t.tx_index = a.tx_index"
         f" WHERE a.chain_id = ? AND a.address = ?{rng}{ks}"
         f"{order('a.block_number, a.tx_index', descending)} LIMIT ?"
     )

@@ -19,6 +19,7 @@ from snowfield.store.evm_schema import (
     CLUSTERED,
     EVM_INDEXES,
     EVM_TABLES,
+    copy_native_documents,
     reread_evm_chains,
 )
 from snowfield.store.primary_schema import (
@@ -29,7 +30,7 @@ from snowfield.store.primary_schema import (
     fill_staker_owners,
 )
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 19
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -338,6 +339,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
+    # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
+    19: (copy_native_documents,),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
