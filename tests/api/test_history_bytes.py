@@ -4,6 +4,8 @@ address, in both orders, across pages; and through the HTTP server too."""
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -11,7 +13,7 @@ import orjson
 
 from snowfield.api.evm.addresses import Listing, _rendered_transactions, _transactions
 from snowfield.store import history_pages
-from snowfield.store.database import Database
+from snowfield.store.database import PAGE_SIZE, Database
 from snowfield.store.schema import SCHEMA_VERSION
 from snowfield.store.writes import unwind
 from tests.api.conftest import CHAIN, ChainBuilder, add_chains
@@ -52,9 +54,11 @@ def test_a_missing_document_falls_back_to_the_same_bytes(filled: Database) -> No
     address = _addresses(filled)[0]
     before = _pages(filled, address, True, _transactions)
     key = "chain_id, address, block_number, tx_index"
-    with filled.transaction() as w:
+    with filled.transaction() as w:  # where SQLite (the copy) and PostgreSQL (the join) read
         saved = w.query(f"SELECT native_document, {key} FROM address_txs")
+        kept = w.query("SELECT document, chain_id, block_number, tx_index FROM transactions")
         w.execute("UPDATE address_txs SET native_document = NULL")
+        w.execute("UPDATE transactions SET document = NULL")
     try:
         assert not _lean(filled, address)
         assert _pages(filled, address, True, _transactions) == before
@@ -64,6 +68,11 @@ def test_a_missing_document_falls_back_to_the_same_bytes(filled: Database) -> No
                 "UPDATE address_txs SET native_document = ? WHERE chain_id = ? AND address = ?"
                 " AND block_number = ? AND tx_index = ?",
                 saved,
+            )
+            w.executemany(
+                "UPDATE transactions SET document = ?"
+                " WHERE chain_id = ? AND block_number = ? AND tx_index = ?",
+                kept,
             )
     assert _lean(filled, address)
 
@@ -102,11 +111,17 @@ def test_an_upgrade_writes_the_documents_beside_each_row(db: Database) -> None:
         w.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
     db.migrate()
     assert db.meta("schema_version") == str(SCHEMA_VERSION)
-    assert db.query(
-        "SELECT COUNT(*) FROM address_txs a JOIN transactions t ON t.chain_id = a.chain_id"
-        " AND t.block_number = a.block_number AND t.tx_index = a.tx_index"
-        " WHERE a.native_document IS NULL OR a.native_document <> t.document"
-    ) == [(0,)]
+    if db.dialect == "sqlite":  # the layout, in the pages a new store gets
+        assert db.query("PRAGMA page_size") == [(PAGE_SIZE,)]
+        assert db.query(
+            "SELECT COUNT(*) FROM address_txs a JOIN transactions t ON t.chain_id = a.chain_id"
+            " AND t.block_number = a.block_number AND t.tx_index = a.tx_index"
+            " WHERE a.native_document IS NULL OR a.native_document <> t.document"
+        ) == [(0,)]
+    else:  # PostgreSQL reads through the join: no copies
+        assert db.query("SELECT COUNT(*) FROM address_txs WHERE native_document IS NOT NULL") == [
+            (0,)
+        ]
     assert _all_pages(db) == before
     assert all(_lean(db, a) for a in before)
 
@@ -121,3 +136,29 @@ def test_an_unwind_removes_the_documents_of_unwound_blocks(db: Database) -> None
     for address in _addresses(db):
         lean = _pages(db, address, True, _transactions)
         assert lean == _pages(db, address, True, _rendered_transactions)
+
+
+def test_an_upgraded_sqlite_store_is_rewritten_in_the_new_page_size(tmp_path: Path) -> None:
+    """A store of 4 KiB pages (schema 11) upgrades into 16 KiB ones, pages unchanged."""
+    path = tmp_path / "old.db"
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA page_size=4096")
+    raw.execute("CREATE TABLE early (a)")  # fixes the page size before Database opens it
+    raw.close()
+    db = Database(str(path))
+    try:
+        db.migrate()
+        add_chains(db)
+        ChainBuilder(db).add(6)
+        before = _all_pages(db)
+        with db.transaction() as w:
+            w.execute("ALTER TABLE address_txs DROP COLUMN native_document")
+            w.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+        assert db.query("PRAGMA page_size") == [(4096,)]
+        db.migrate()
+        assert db.query("PRAGMA page_size") == [(PAGE_SIZE,)]
+        assert db.query("PRAGMA journal_mode") == [("wal",)]
+        assert _all_pages(db) == before
+        assert all(_lean(db, a) for a in before)
+    finally:
+        db.close()

@@ -131,7 +131,7 @@ def insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocum
         "INSERT INTO address_txs (chain_id, address, block_number, tx_index, document, native,"
         " native_document) VALUES (?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (chain_id, address, block_number, tx_index) DO NOTHING",
-        list(_address_rows(bundles, documents)),
+        list(_address_rows(bundles, documents, contiguous=w.dialect == "sqlite")),
     )
 
 
@@ -214,15 +214,16 @@ def _insert_txs(w: Writer, txs: Sequence[TxRow], documents: BatchDocuments) -> N
 
 
 def _address_rows(
-    bundles: Sequence[BlockBundle], documents: BatchDocuments
+    bundles: Sequence[BlockBundle], documents: BatchDocuments, *, contiguous: bool
 ) -> Iterator[tuple[Any, ...]]:
     """address_txs rows: `native` where the address sent or received the transaction itself;
-    each with its transaction's nativeTransaction document (the contiguous layout)."""
+    `contiguous`: each with its transaction's nativeTransaction document (the layout SQLite
+    reads, store/history_pages.py; NULL on PostgreSQL)."""
     for bundle in bundles:
         number = bundle.block.number
         parties = {t.tx_index: (t.from_addr, t.to_addr or t.created) for t in bundle.txs}
         for address, tx_index in bundle.activity:
             native = address in parties.get(tx_index, ())
             sub = documents.sub[(number, address, tx_index)]
-            whole = documents.native[(number, tx_index)]
+            whole = documents.native[(number, tx_index)] if contiguous else None
             yield bundle.block.chain_id, address, number, tx_index, sub, int(native), whole

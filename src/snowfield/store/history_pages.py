@@ -22,10 +22,15 @@ from snowfield.store.sql import between, keyset, order
 
 # An address's sub-lists when all are empty (stored as ""), without its opening brace.
 _EMPTY_REST = orjson.dumps(documents.sublists((), (), {}, {}))[1:].decode()
-# The item: prefix, the transaction's document, then the sub-lists' members.
+# The item: prefix, the transaction's document, then the sub-lists' members. `{native}`: where
+# the document is read from (the contiguous copy on SQLite, the transaction's row on PostgreSQL).
 _ITEM = (
-    "'{\"nativeTransaction\":' || a.native_document || ',' ||"
+    "'{{\"nativeTransaction\":' || {native} || ',' ||"
     " CASE WHEN a.document = '' THEN ? ELSE substr(a.document, 2) END"
+)
+_JOIN = (
+    " JOIN transactions t ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
+    " AND t.tx_index = a.tx_index"
 )
 
 
@@ -59,9 +64,12 @@ def joined(items: list[bytes]) -> orjson.Fragment:
 def _items_sql(dialect: str, rng: str, paged: bool, descending: bool) -> str:
     """Built once per shape: this is the service's hottest read."""
     ks = keyset("a.block_number, a.tx_index", descending, (0, 0) if paged else None)[0]
-    item = f"CAST({_ITEM} AS BLOB)" if dialect == "sqlite" else _ITEM
+    if dialect == "sqlite":
+        item, join = f"CAST({_ITEM.format(native='a.native_document')} AS BLOB)", ""
+    else:
+        item, join = _ITEM.format(native="t.document"), _JOIN
     return (
-        f"SELECT a.block_number, a.tx_index, {item} FROM address_txs a"
+        f"SELECT a.block_number, a.tx_index, {item} FROM address_txs a{join}"
         f" WHERE a.chain_id = ? AND a.address = ?{rng}{ks}"
         f"{order('a.block_number, a.tx_index', descending)} LIMIT ?"
     )
