@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import orjson
 
+from snowfield.api.evm.address_history import _native, _rendered_native
 from snowfield.api.evm.addresses import Listing, _rendered_transactions, _transactions
 from snowfield.store import history_pages
 from snowfield.store.database import PAGE_SIZE, Database
@@ -48,11 +49,23 @@ def test_lean_pages_are_the_rendered_bytes(filled: Database) -> None:
     assert compared > len(addresses) * 2  # some addresses span several pages
 
 
+def test_lean_native_pages_are_the_rendered_bytes(filled: Database) -> None:
+    """listNative on the same layout: the stored documents, byte for byte the rendering."""
+    compared = 0
+    for address in _addresses(filled):
+        for descending in (True, False):
+            lean = _pages(filled, address, descending, _native)
+            assert lean == _pages(filled, address, descending, _rendered_native)
+            compared += lean[0] != b'{"transactions":[],"next":null}'
+    assert compared > 4
+
+
 def test_a_missing_document_falls_back_to_the_same_bytes(filled: Database) -> None:
     """A NULL document (stale token facts, read_model.forget_naming) makes the page render
     from the rows; the bytes stay the same."""
     address = _addresses(filled)[0]
     before = _pages(filled, address, True, _transactions)
+    native = _pages(filled, address, True, _native)
     key = "chain_id, address, block_number, tx_index"
     with filled.transaction() as w:  # where SQLite (the copy) and PostgreSQL (the join) read
         saved = w.query(f"SELECT native_document, {key} FROM address_txs")
@@ -62,6 +75,7 @@ def test_a_missing_document_falls_back_to_the_same_bytes(filled: Database) -> No
     try:
         assert not _lean(filled, address)
         assert _pages(filled, address, True, _transactions) == before
+        assert _pages(filled, address, True, _native) == native
     finally:
         with filled.transaction() as w:
             w.executemany(
@@ -97,7 +111,11 @@ def test_the_server_sends_the_rendered_bytes(filled: Database, api: httpx.Client
 
 
 def _all_pages(db: Database) -> dict[str, list[bytes]]:
-    return {a: _pages(db, a, True, _transactions) for a in _addresses(db)}
+    """Operation 5's and listNative's pages of every address."""
+    return {
+        a: [*_pages(db, a, True, _transactions), *_pages(db, a, True, _native)]
+        for a in _addresses(db)
+    }
 
 
 def test_an_upgrade_writes_the_documents_beside_each_row(db: Database) -> None:
@@ -136,6 +154,7 @@ def test_an_unwind_removes_the_documents_of_unwound_blocks(db: Database) -> None
     for address in _addresses(db):
         lean = _pages(db, address, True, _transactions)
         assert lean == _pages(db, address, True, _rendered_transactions)
+        assert _pages(db, address, True, _native) == _pages(db, address, True, _rendered_native)
 
 
 def test_an_upgraded_sqlite_store_is_rewritten_in_the_new_page_size(tmp_path: Path) -> None:
@@ -158,6 +177,7 @@ def test_an_upgraded_sqlite_store_is_rewritten_in_the_new_page_size(tmp_path: Pa
         db.migrate()
         assert db.query("PRAGMA page_size") == [(PAGE_SIZE,)]
         assert db.query("PRAGMA journal_mode") == [("wal",)]
+        db.query("PRAGMA wal_checkpoint(TRUNCATE)")  # no statement of the rewrite left active
         assert _all_pages(db) == before
         assert all(_lean(db, a) for a in before)
     finally:

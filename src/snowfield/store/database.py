@@ -204,15 +204,26 @@ class Database:
 
     def _repage(self) -> None:
         """An upgraded SQLite store rewritten with the page size a new one gets, which also
-        returns the pages an upgrade freed (VACUUM: a one-time copy of the store; no other
-        connection may be in a transaction)."""
-        conn = self._connection()
-        if conn.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE:
+        returns the pages an upgrade freed (VACUUM: a one-time copy of the store, at start).
+        On a connection of its own, the store's closed first: a connection that ran the
+        upgrade kept a lock that later checkpoints tripped over ("database table is
+        locked"); the store's connections reopen on their next use."""
+        if self.url.target == ":memory:":
             return
-        conn.execute("PRAGMA journal_mode=DELETE")  # WAL mode cannot change the page size
-        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
-        conn.execute("VACUUM")
-        conn.execute("PRAGMA journal_mode=WAL")
+        self.close()
+        conn = sqlite3.connect(self.url.target, timeout=30.0, isolation_level=None)
+        try:
+            if conn.execute("PRAGMA page_size").fetchall() == [(PAGE_SIZE,)]:
+                return
+            for statement in (
+                "PRAGMA journal_mode=DELETE",  # WAL mode cannot change the page size
+                f"PRAGMA page_size={PAGE_SIZE}",
+                "VACUUM",
+                "PRAGMA journal_mode=WAL",
+            ):
+                conn.execute(statement).fetchall()
+        finally:
+            conn.close()
 
     def meta(self, key: str) -> str | None:
         row = self.query_one("SELECT value FROM meta WHERE key = ?", (key,))
