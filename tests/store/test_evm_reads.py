@@ -338,6 +338,7 @@ def test_a_schema_10_store_is_read_again_from_genesis(db: Database) -> None:
             ("blocks", "timestamp_ms"), ("blocks", "min_delay_excess"),
             ("transactions", "max_fee_per_gas"), ("transactions", "max_priority_fee_per_gas"),
             ("internal_txs", "listed"), ("address_txs", "native"),
+            ("address_txs", "native_document"),
         ):  # fmt: skip
             w.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
         w.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")

@@ -3,6 +3,8 @@ served at GET /metrics in front of the rate limiter (operators scrape it freely)
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -30,11 +32,9 @@ class Recorder(Collector):
     def record(self, route: str, method: str, status: int, started: float) -> None:
         elapsed = time.perf_counter() - started
         self.requests[(route, method, status)] += 1
-        counts = self.latency[route]
-        for i, bound in enumerate(BUCKETS):
-            if elapsed <= bound:
-                counts[i] += 1
-        counts[-1] += 1
+        # One count in the first bucket that holds it (the last: +Inf); collect() sums them up
+        # into Prometheus's cumulative buckets, so a request costs one increment, not ten.
+        self.latency[route][bisect.bisect_left(BUCKETS, elapsed)] += 1
         self.latency_sum[route] += elapsed
 
     def collect(self) -> Iterator[Metric]:
@@ -53,7 +53,7 @@ class Recorder(Collector):
         )
         for route, counts in sorted(self.latency.items()):
             bounds = (*map(str, BUCKETS), "+Inf")
-            buckets = list(zip(bounds, counts, strict=True))
+            buckets = list(zip(bounds, itertools.accumulate(counts), strict=True))
             latency.add_metric([route], buckets, sum_value=self.latency_sum[route])
         yield latency
 

@@ -30,6 +30,7 @@ Params = Sequence[Any]
 # writing a P-Chain backfill's batches took 1.15-1.3x less time, the final checkpoint included
 # (5,000 containers in batches of 256, three runs).
 WAL_CHECKPOINT_PAGES = 10_000
+PAGE_SIZE = 16_384  # bytes, SQLite (see _open_sqlite)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +95,11 @@ class Database:
         conn = sqlite3.connect(
             self.url.target, timeout=30.0, isolation_level=None, check_same_thread=False
         )
+        # A new store's pages (ignored by an existing one: see `_repage`): operation 5's
+        # address_txs rows carry two documents (schema 19), about 900 bytes, over the 1,002 a
+        # 4 KiB page keeps in place; each spilled into an overflow page of its own (2.8x the
+        # store's size at 100k transactions, 1.55x with 16 KiB pages: store/history_pages.py).
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a kill -9 loses nothing committed; only power loss can.
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -196,6 +202,7 @@ class Database:
                 ("schema_version", str(SCHEMA_VERSION)),
             )
             stored = int(w.query("SELECT value FROM meta WHERE key = 'schema_version'")[0][0])
+            repage = self.dialect == "sqlite" and stored < SCHEMA_VERSION
             for version in range(stored + 1, SCHEMA_VERSION + 1):
                 upgrade(w, version)
             for ddl in AFTER_UPGRADES:
@@ -207,6 +214,31 @@ class Database:
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
                 ("page_token_secret", secrets.token_hex(32)),
             )
+        if repage:
+            self._repage()
+
+    def _repage(self) -> None:
+        """An upgraded SQLite store rewritten with the page size a new one gets, which also
+        returns the pages an upgrade freed (VACUUM: a one-time copy of the store, at start).
+        On a connection of its own, the store's closed first: a connection that ran the
+        upgrade kept a lock that later checkpoints tripped over ("database table is
+        locked"); the store's connections reopen on their next use."""
+        if self.url.target == ":memory:":
+            return
+        self.close()
+        conn = sqlite3.connect(self.url.target, timeout=30.0, isolation_level=None)
+        try:
+            if conn.execute("PRAGMA page_size").fetchall() == [(PAGE_SIZE,)]:
+                return
+            for statement in (
+                "PRAGMA journal_mode=DELETE",  # WAL mode cannot change the page size
+                f"PRAGMA page_size={PAGE_SIZE}",
+                "VACUUM",
+                "PRAGMA journal_mode=WAL",
+            ):
+                conn.execute(statement).fetchall()
+        finally:
+            conn.close()
 
     def meta(self, key: str) -> str | None:
         row = self.query_one("SELECT value FROM meta WHERE key = ?", (key,))

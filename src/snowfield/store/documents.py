@@ -252,15 +252,6 @@ def sublists_document(
     return orjson.dumps(sublists(transfers, internals, tokens, nfts, memo)).decode()
 
 
-_NO_SUBLISTS = orjson.dumps(sublists((), (), {}, {}))
-
-
-def entry(native: str, sub: str) -> orjson.Fragment:
-    """One item of operation 5 from its two documents, as JSON that orjson embeds verbatim."""
-    rest = _NO_SUBLISTS if not sub else sub.encode()
-    return orjson.Fragment(b'{"nativeTransaction":' + native.encode() + b"," + rest[1:])
-
-
 def involving(address: str, rows: Iterable[_Party]) -> list[_Party]:
     """The rows that `address` sent or received (operation 5 limits its sub-lists to these)."""
     return [r for r in rows if address in (r.from_addr, r.to_addr)]

@@ -147,7 +147,10 @@ _INTERNAL_TXS = """CREATE TABLE IF NOT EXISTS internal_txs (
 # rows (store/read_model.py). `native` = 1 where the address is the transaction's sender or its
 # receiver (the created contract of a creation): listNative's rows. Clustered by its key on
 # SQLite: an address's page is one range of the table, where a rowid table scattered its rows in
-# write order (operation 5, 2M txs: +11% requests/s, bench/api.py).
+# write order (operation 5, 2M txs: +11% requests/s, bench/api.py). `native_document` (schema
+# 19): a copy of the transaction's `nativeTransaction` (transactions.document) beside each of
+# its addresses' rows, so that a page of operation 5 is one range of this table with no lookup
+# into `transactions` (store/history_pages.py); NULL = render from the rows.
 ADDRESS_TXS = """CREATE TABLE IF NOT EXISTS address_txs (
         chain_id BIGINT NOT NULL,
         address TEXT NOT NULL,
@@ -155,6 +158,7 @@ ADDRESS_TXS = """CREATE TABLE IF NOT EXISTS address_txs (
         tx_index BIGINT NOT NULL,
         document TEXT,
         native SMALLINT NOT NULL DEFAULT 0,
+        native_document TEXT,
         PRIMARY KEY (chain_id, address, block_number, tx_index)) WITHOUT ROWID"""
 # The table as schema 9 clustered it (its upgrade step rebuilds a rowid table in this shape).
 ADDRESS_TXS_V9 = """CREATE TABLE IF NOT EXISTS address_txs (
@@ -301,6 +305,32 @@ def reread_evm_chains(w: Any) -> None:
         # Whole tables: only EVM chains have rows in them. PostgreSQL empties a table at once.
         w.execute(f"TRUNCATE {table}" if w.dialect == "postgresql" else f"DELETE FROM {table}")
     w.execute("UPDATE nfts SET owner = NULL, owner_block = NULL, owner_log = NULL")
+
+
+def copy_native_documents(w: Any) -> None:
+    """Schema 19: each address_txs row gains its transaction's nativeTransaction document (the
+    contiguous layout of operation 5); a NULL document stays NULL (render from the rows).
+    SQLite rebuilds the table in key order: growing its rows in place split the clustered
+    pages until they held under two rows each (2.9x the store's size at 100k transactions,
+    bench/api.py's store), where rows written in order fill them."""
+    copied = (
+        "(SELECT t.document FROM transactions t WHERE t.chain_id = a.chain_id"
+        " AND t.block_number = a.block_number AND t.tx_index = a.tx_index)"
+    )
+    if w.dialect != "sqlite":  # PostgreSQL reads the documents through the join (history_pages)
+        w.execute("ALTER TABLE address_txs ADD COLUMN IF NOT EXISTS native_document TEXT")
+        return
+    w.execute("ALTER TABLE address_txs RENAME TO address_txs_v11")
+    w.execute("DROP INDEX IF EXISTS address_txs_by_block")
+    w.execute("DROP INDEX IF EXISTS address_txs_native")
+    w.execute(ADDRESS_TXS)
+    columns = "chain_id, address, block_number, tx_index, document, native"
+    w.execute(
+        f"INSERT INTO address_txs ({columns}, native_document) SELECT {columns}, {copied}"
+        " FROM address_txs_v11 a ORDER BY chain_id, address, block_number, tx_index"
+    )
+    w.execute("DROP TABLE address_txs_v11")
+    w.execute(ADDRESS_TXS_BY_BLOCK)
 
 
 def _has_column(w: Any, table: str, column: str) -> bool:

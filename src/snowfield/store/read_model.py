@@ -76,7 +76,9 @@ def forget_naming(w: Writer, chain_id: int, addresses: Iterable[str], before: in
             f"UPDATE transactions SET document = NULL WHERE chain_id = ? AND {involved}", params
         )
         w.execute(
-            f"UPDATE address_txs SET document = NULL WHERE chain_id = ? AND {involved}", params
+            f"UPDATE address_txs SET document = NULL, native_document = NULL"
+            f" WHERE chain_id = ? AND {involved}",
+            params,
         )
 
 

@@ -20,6 +20,7 @@ from snowfield.store.evm_schema import (
     CLUSTERED,
     EVM_INDEXES,
     EVM_TABLES,
+    copy_native_documents,
     reread_evm_chains,
 )
 from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
@@ -37,7 +38,7 @@ from snowfield.store.validator_schema import (
 )
 from snowfield.store.webhook_schema import WEBHOOK_TABLES
 
-SCHEMA_VERSION = 18
+SCHEMA_VERSION = 19
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -398,6 +399,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # Export jobs and their files, the request log (store/ops_schema.py).
     16: (*EXPORT_TABLES, *USAGE_TABLES),
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
+    # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
+    19: (copy_native_documents,),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

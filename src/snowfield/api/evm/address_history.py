@@ -10,12 +10,22 @@ from snowfield.api import render
 from snowfield.api.evm.addresses import Listing, listing_of, transfers_page
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import ADDRESS, CHAIN_ID, END_BLOCK, PAGE_SIZE, PAGE_TOKEN, START_BLOCK
-from snowfield.store import evm_queries, token_queries
+from snowfield.store import evm_queries, history_pages, token_queries
 from snowfield.store.database import Database
 from snowfield.store.pagination import Page
 
 
-def _native(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
+def _native(db: Database, q: Listing) -> tuple[Any, Page[Any]]:
+    """listNative's page from operation 5's layout (store/history_pages.py): the stored
+    nativeTransaction documents joined as bytes; rendered from the rows when one is missing."""
+    page = history_pages.address_items(db, q.chain_id, q.address, **q.window(), native=True)
+    items = [item for _, _, item in page.items if item is not None]
+    if len(items) == len(page.items):
+        return history_pages.joined(items), page
+    return _rendered_native(db, q)
+
+
+def _rendered_native(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
     page = evm_queries.address_native_transactions(db, q.chain_id, q.address, **q.window())
     names = token_queries.tokens(
         db, q.chain_id, [a for t in page.items for a in (t.from_addr, t.to_addr, t.created) if a]

@@ -18,7 +18,7 @@ from snowfield.api.params import (
     START_BLOCK,
 )
 from snowfield.errors import InvalidParams
-from snowfield.store import documents, evm_queries, token_queries
+from snowfield.store import documents, evm_queries, history_pages, token_queries
 from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page
 from snowfield.store.rows import ChainRow, InternalTxRow, TransferRow
@@ -61,18 +61,14 @@ def _nft_ids(transfers: list[TransferRow]) -> list[tuple[str, int]]:
     return [(t.token, t.token_id) for t in transfers if t.token_id is not None]
 
 
-def _transactions(db: Database, q: Listing) -> tuple[list[Any], Page[Any]]:
-    """Operation 5's page from the read model: one query, items embedded verbatim. A page
-    with a row whose documents are missing (see store/read_model.py) renders from the rows."""
-    page = evm_queries.address_documents(
-        db,
-        q.chain_id,
-        q.address,
-        **q.window(),
-    )
-    stored = [(n, s) for _, _, n, s in page.items if n is not None and s is not None]
-    if len(stored) == len(page.items):
-        return [documents.entry(native, sub) for native, sub in stored], page
+def _transactions(db: Database, q: Listing) -> tuple[Any, Page[Any]]:
+    """Operation 5's page from the read model: one query whose rows are finished items, joined
+    as bytes (store/history_pages.py). A page with a row whose documents are missing (see
+    store/read_model.py) renders from the rows."""
+    page = history_pages.address_items(db, q.chain_id, q.address, **q.window())
+    items = [item for _, _, item in page.items if item is not None]
+    if len(items) == len(page.items):
+        return history_pages.joined(items), page
     return _rendered_transactions(db, q)
 
 
