@@ -264,10 +264,12 @@ def _forget_naming_after(w: Writer, chain_id: int, addresses: Sequence[str], las
             " WHERE chain_id = ? AND address = ? AND block_number > ?)"
         )
         params = (chain_id, chain_id, address, last)
-        for table in ("transactions", "address_txs"):
-            w.execute(
-                f"UPDATE {table} SET document = NULL WHERE chain_id = ? AND {involved}", params
-            )
+        # address_txs keeps its own copy of the nativeTransaction (store/history_pages.py).
+        for table, documents in (
+            ("transactions", "document = NULL"),
+            ("address_txs", "document = NULL, native_document = NULL"),
+        ):
+            w.execute(f"UPDATE {table} SET {documents} WHERE chain_id = ? AND {involved}", params)
 
 
 def _insert_tokens(w: Writer, tokens: Sequence[TokenRow]) -> None:
