@@ -31,6 +31,7 @@ from snowfield.indexer.primary_extraction import (
     InlineExtraction,
     ProcessExtraction,
 )
+from snowfield.indexer.xchain import sync_xchain
 from snowfield.rpc.client import RpcClient, RpcError
 from snowfield.store import primary, primary_queries, vertices
 from snowfield.store.database import Database
@@ -102,6 +103,7 @@ class PlatformSource:
         base = base_url.rstrip("/")
         self.blocks = IndexClient(f"{base}/ext/index/P/block", timeout=timeout)
         self.vertices = IndexClient(f"{base}/ext/index/X/vtx", timeout=timeout)
+        self.xtxs = IndexClient(f"{base}/ext/index/X/tx", timeout=timeout)
         self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
         self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
         self._gate = asyncio.Semaphore(IN_FLIGHT)
@@ -109,6 +111,7 @@ class PlatformSource:
     async def aclose(self) -> None:
         await self.blocks.aclose()
         await self.vertices.aclose()
+        await self.xtxs.aclose()
         for client in (self.platform, self.info):
             await client.aclose()
 
@@ -290,6 +293,10 @@ class PrimaryIndexer:
         await asyncio.to_thread(primary.record_chain_time, self.db, net.pchain, now)
         if net.xchain is not None:
             await self._sync_vertices(net.xchain)
+            assert self.addresses is not None
+            await sync_xchain(
+                self.db, self.source.xtxs, net.xchain, self.addresses, self.batch_size
+            )
         return start
 
     def _fetch(self, start: int, last: int) -> asyncio.Task[list[Container] | None]:

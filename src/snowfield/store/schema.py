@@ -28,8 +28,9 @@ from snowfield.store.primary_schema import (
     PRIMARY_TABLES,
     fill_staker_owners,
 )
+from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 13
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -280,6 +281,7 @@ TABLES: tuple[str, ...] = (
     *PRIMARY_TABLES,
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
+    *X_TABLES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -338,6 +340,7 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
+    13: X_TABLES,  # the X-Chain's txs, UTXOs and assets (issue 30, part 3)
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
