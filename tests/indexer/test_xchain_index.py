@@ -18,6 +18,8 @@ from snowfield.formats.ids import ShortID
 from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store import x_chain
 from snowfield.store.database import Database
+from snowfield.store.schema import SCHEMA_VERSION
+from snowfield.store.x_schema import X_TABLES
 from snowfield.testing import RunningNode, open_database, serve_devnet
 from snowfield.workload.platform_demo import demo_secret
 from snowfield.workload.x_demo import run_x_demo
@@ -126,3 +128,19 @@ def test_unwind_removes_what_later_txs_derived(
         asyncio.run(_sync(other, devnet.base))  # follows again from the cut
         assert x_chain.next_index(other, xchain) == total
         assert _indexed_txs(other, xchain) == _indexed_txs(db, xchain)
+
+
+def test_a_store_of_schema_11_gains_the_x_chain_tables(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    for kind in _db_kinds():
+        with open_database(_url(kind, tmp_path_factory.mktemp("xm"))) as db:
+            with db.transaction() as w:
+                for ddl in X_TABLES:
+                    if ddl.startswith("CREATE TABLE"):
+                        w.execute(f"DROP TABLE {ddl.split()[5]}")
+                w.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+            db.migrate()
+            assert db.meta("schema_version") == str(SCHEMA_VERSION)
+            assert x_chain.next_index(db, "X") == 0
+            x_chain.unwind(db, "X", 0)
