@@ -12,6 +12,7 @@ import pytest
 
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_address, hrp_for_network
+from snowfield.formats.exchange.blocks import StandardBlock
 from snowfield.formats.exchange.txs import UTXO
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ShortID
@@ -144,3 +145,20 @@ def test_a_store_of_schema_11_gains_the_x_chain_tables(
             assert db.meta("schema_version") == str(SCHEMA_VERSION)
             assert x_chain.next_index(db, "X") == 0
             x_chain.unwind(db, "X", 0)
+
+
+def test_every_tx_has_its_vertex_or_block(indexed: Indexed) -> None:
+    devnet, db, xchain, _ = indexed
+    places = db.query(
+        "SELECT tx_id, kind, container_id, height FROM x_tx_places WHERE xchain = ?", (xchain,)
+    )
+    placed = {str(r[0]) for r in places}
+    assert placed == set(_indexed_txs(db, xchain))
+    blocks = 0
+    for tx_id, kind, _, height in places:
+        if kind == "block":
+            got = _x(devnet, "avm.getBlockByHeight", {"height": int(height), "encoding": "hex"})
+            block = StandardBlock.decode(decode_hex(got["block"]))
+            assert tx_id in {str(t.id) for t in block.txs}
+            blocks += 1
+    assert blocks > 0

@@ -104,6 +104,7 @@ class PlatformSource:
         self.blocks = IndexClient(f"{base}/ext/index/P/block", timeout=timeout)
         self.vertices = IndexClient(f"{base}/ext/index/X/vtx", timeout=timeout)
         self.xtxs = IndexClient(f"{base}/ext/index/X/tx", timeout=timeout)
+        self.xblocks = IndexClient(f"{base}/ext/index/X/block", timeout=timeout)
         self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
         self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
         self._gate = asyncio.Semaphore(IN_FLIGHT)
@@ -112,6 +113,7 @@ class PlatformSource:
         await self.blocks.aclose()
         await self.vertices.aclose()
         await self.xtxs.aclose()
+        await self.xblocks.aclose()
         for client in (self.platform, self.info):
             await client.aclose()
 
@@ -295,7 +297,12 @@ class PrimaryIndexer:
             await self._sync_vertices(net.xchain)
             assert self.addresses is not None
             await sync_xchain(
-                self.db, self.source.xtxs, net.xchain, self.addresses, self.batch_size
+                self.db,
+                self.source.xtxs,
+                self.source.xblocks,
+                net.xchain,
+                self.addresses,
+                self.batch_size,
             )
         return start
 

@@ -3,16 +3,22 @@ in one transaction, and the unwind from a position of the tx index."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from snowfield.store.database import Database, Writer
-from snowfield.store.x_rows import XTxRows
+from snowfield.store.x_rows import XPlace, XTxRows
 
+# Tables whose rows the tx at position `idx` of the tx index derived.
 _TABLES_BY_IDX = ("x_txs", "x_tx_addresses", "x_utxos", "x_utxo_owners", "x_imports", "x_assets")
 
 
-def next_index(db: Database, xchain: str) -> int:
-    row = db.query_one("SELECT next_index FROM x_tx_checkpoints WHERE xchain = ?", (xchain,))
+def next_index(db: Database, xchain: str, index_name: str = "tx") -> int:
+    """The next position to read of the node's X-Chain index `index_name` (tx, vtx, block)."""
+    row = db.query_one(
+        "SELECT next_index FROM x_tx_checkpoints WHERE xchain = ? AND index_name = ?",
+        (xchain, index_name),
+    )
     return 0 if row is None else int(row[0])
 
 
@@ -109,12 +115,45 @@ def _chunks(items: Sequence[str], size: int = 500) -> list[Sequence[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _checkpoint(w: Writer, xchain: str, next_at: int) -> None:
+def _checkpoint(w: Writer, xchain: str, next_at: int, index_name: str = "tx") -> None:
     w.execute(
-        "INSERT INTO x_tx_checkpoints (xchain, next_index) VALUES (?, ?) ON CONFLICT (xchain)"
-        " DO UPDATE SET next_index = excluded.next_index",
-        (xchain, next_at),
+        "INSERT INTO x_tx_checkpoints (xchain, index_name, next_index) VALUES (?, ?, ?)"
+        " ON CONFLICT (xchain, index_name) DO UPDATE SET next_index = excluded.next_index",
+        (xchain, index_name, next_at),
     )
+
+
+def write_places(
+    db: Database, xchain: str, kind: str, places: Sequence[XPlace], next_at: int
+) -> None:
+    """Where txs were accepted (`kind` vertex or block), with the checkpoint of that index."""
+    with db.transaction() as w:
+        w.executemany(
+            "INSERT INTO x_tx_places (xchain, tx_id, kind, container_id, height, timestamp, idx)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (xchain, tx_id, kind, container_id) DO NOTHING",
+            [
+                (xchain, p.tx_id, kind, p.container_id, p.height, p.timestamp, p.index)
+                for p in places
+            ],
+        )
+        _checkpoint(w, xchain, next_at, "vtx" if kind == "vertex" else kind)
+
+
+def vertex_places(db: Database, xchain: str, start: int) -> tuple[list[XPlace], int]:
+    """The places of the txs of the indexed vertices from position `start`, and the position
+    after them."""
+    rows = db.query(
+        "SELECT idx, vertex_id, height, timestamp, txs FROM x_vertices WHERE xchain = ?"
+        " AND idx >= ? ORDER BY idx",
+        (xchain, start),
+    )
+    places = [
+        XPlace(str(tx), str(r[1]), int(r[2]), int(r[3]), int(r[0]))
+        for r in rows
+        for tx in json.loads(r[4])
+    ]
+    return places, (int(rows[-1][0]) + 1 if rows else start)
 
 
 def unwind(db: Database, xchain: str, from_index: int) -> None:

@@ -49,3 +49,14 @@ class XTxRows:
     imported: list[str] = field(default_factory=list)  # UTXO ids taken from shared memory
     addresses: set[str] = field(default_factory=set)
     asset: XAssetRow | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class XPlace:
+    """A tx in the vertex or block at position `index` of the node's vtx / block index."""
+
+    tx_id: str
+    container_id: str
+    height: int
+    timestamp: int
+    index: int

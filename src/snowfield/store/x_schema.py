@@ -79,8 +79,21 @@ X_TABLES: tuple[str, ...] = (
         idx BIGINT NOT NULL,
         timestamp BIGINT NOT NULL,
         PRIMARY KEY (xchain, asset_id))""",
-    # The next position of the node's X-Chain tx index to read.
+    # Where a tx was accepted: in a vertex (DAG era; a tx may be in several) or in a block
+    # (linear era). `idx` is the container's position in its index (vtx or block).
+    """CREATE TABLE IF NOT EXISTS x_tx_places (
+        xchain TEXT NOT NULL,
+        tx_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        container_id TEXT NOT NULL,
+        height BIGINT NOT NULL,
+        timestamp BIGINT NOT NULL,
+        idx BIGINT NOT NULL,
+        PRIMARY KEY (xchain, tx_id, kind, container_id))""",
+    # The next position to read of each of the node's X-Chain indexes (`tx`, `vtx`, `block`).
     """CREATE TABLE IF NOT EXISTS x_tx_checkpoints (
-        xchain TEXT PRIMARY KEY,
-        next_index BIGINT NOT NULL)""",
+        xchain TEXT NOT NULL,
+        index_name TEXT NOT NULL,
+        next_index BIGINT NOT NULL,
+        PRIMARY KEY (xchain, index_name))""",
 )

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from snowfield.formats import proposervm
 from snowfield.formats.exchange import fxs
+from snowfield.formats.exchange.blocks import StandardBlock
 from snowfield.formats.exchange.txs import (
     UTXO,
     BaseTx,
@@ -26,7 +28,7 @@ from snowfield.formats.platform.components import UTXOID
 from snowfield.formats.platform.secp256k1fx import TransferOutput
 from snowfield.formats.registry import Encodable
 from snowfield.indexer.extract.platform import Addresses
-from snowfield.store.x_rows import XAssetRow, XTxRows, XUtxoRow
+from snowfield.store.x_rows import XAssetRow, XPlace, XTxRows, XUtxoRow
 
 # The real service's XChainTransactionType names of the avm's tx types.
 TX_TYPES = {
@@ -114,3 +116,11 @@ def _utxo(
         on,
         "0x" + raw.hex(),
     )
+
+
+def block_places(index: int, container_id: str, data: bytes, accepted_ns: int) -> list[XPlace]:
+    """Where the txs of one linear-era container (a proposervm block around a StandardBlock)
+    were accepted: its id is the container's, its height the inner block's."""
+    block = StandardBlock.decode(proposervm.parse(data).inner_block)
+    stamp = block.time or accepted_ns // 1_000_000_000
+    return [XPlace(str(tx.id), container_id, block.height, stamp, index) for tx in block.txs]
