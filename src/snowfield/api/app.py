@@ -19,6 +19,7 @@ from snowfield.api.primary import balances as p_balances
 from snowfield.api.primary import primary_network, vertices
 from snowfield.api.primary import transactions as p_transactions
 from snowfield.api.primary import utxos as p_utxos
+from snowfield.api.primary import x_chain as p_x_chain
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.router import Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site
@@ -40,6 +41,7 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *p_balances.OPERATIONS,
     *p_utxos.OPERATIONS,
     *p_transactions.OPERATIONS,
+    *p_x_chain.OPERATIONS,
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
 )
