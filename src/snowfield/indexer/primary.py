@@ -23,6 +23,7 @@ from snowfield.formats.ids import ID
 from snowfield.formats.platform.blocks import decode_block
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import parse_rfc3339
+from snowfield.indexer.c_atomic import sync_c_atomic
 from snowfield.indexer.extract.platform import Addresses, genesis_rows, reward_utxo
 from snowfield.indexer.extract.vertices import vertex_row
 from snowfield.indexer.primary_extraction import (
@@ -105,6 +106,7 @@ class PlatformSource:
         self.vertices = IndexClient(f"{base}/ext/index/X/vtx", timeout=timeout)
         self.xtxs = IndexClient(f"{base}/ext/index/X/tx", timeout=timeout)
         self.xblocks = IndexClient(f"{base}/ext/index/X/block", timeout=timeout)
+        self.cblocks = IndexClient(f"{base}/ext/index/C/block", timeout=timeout)
         self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
         self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
         self._gate = asyncio.Semaphore(IN_FLIGHT)
@@ -114,6 +116,7 @@ class PlatformSource:
         await self.vertices.aclose()
         await self.xtxs.aclose()
         await self.xblocks.aclose()
+        await self.cblocks.aclose()
         for client in (self.platform, self.info):
             await client.aclose()
 
@@ -303,6 +306,11 @@ class PrimaryIndexer:
                 net.xchain,
                 self.addresses,
                 self.batch_size,
+            )
+        if net.cchain is not None:
+            assert self.addresses is not None
+            await sync_c_atomic(
+                self.db, self.source.cblocks, net.cchain, self.addresses, self.batch_size
             )
         return start
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from snowfield.store.c_atomic_schema import C_ATOMIC_TABLES
 from snowfield.store.evm_schema import (
     ADDRESS_TXS_BY_BLOCK,
     ADDRESS_TXS_V9,
@@ -282,6 +283,7 @@ TABLES: tuple[str, ...] = (
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
     *X_TABLES,
+    *C_ATOMIC_TABLES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -340,7 +342,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # What the complete EVM half reads (issue 28): the EVM chains are read again from genesis
     # (store/evm_schema.py says why).
     11: (reread_evm_chains,),
-    13: X_TABLES,  # the X-Chain's txs, UTXOs and assets (issue 30, part 3)
+    # The X-Chain's txs, UTXOs and assets; the C-Chain's atomic txs (issue 30, part 3).
+    13: (*X_TABLES, *C_ATOMIC_TABLES),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
