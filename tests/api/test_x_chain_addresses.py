@@ -20,6 +20,7 @@ from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.exchange.txs import UTXO
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ShortID
+from snowfield.formats.platform.components import UTXO as PUTXO
 from snowfield.formats.platform.secp256k1fx import TransferOutput
 from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store.database import Database
@@ -316,3 +317,42 @@ def test_the_official_client_takes_every_answer(indexed: Indexed) -> None:
         [Call("data.primaryNetwork.transactions.get", {**x, "txHash": first})], data=indexed.api
     )
     assert one.unwrap()["txHash"] == first
+
+
+def test_c_chain_atomic_memory_equals_get_utxos(indexed: Indexed) -> None:
+    seen = 0
+    for wallet in indexed.wallets:
+        address = "C-" + wallet[2:]
+        got = httpx.get(
+            f"{indexed.api}/v1/networks/testnet/blockchains/c-chain/balances",
+            params={"addresses": address},
+        )
+        assert got.status_code == 200, got.text
+        body = got.json()
+        assert_matches(body, "ListCChainAtomicBalancesResponse")
+        shared = body["balances"]["atomicMemoryUnlocked"]
+        reply = service(
+            indexed.devnet.base + "/ext/bc/C/avax",
+            "avax.getUTXOs",
+            {"addresses": [address], "sourceChain": "X", "encoding": "hex", "limit": 1024},
+        )["result"]
+        utxos = [PUTXO.decode(decode_hex(u)) for u in reply["utxos"]]
+        want: dict[str, tuple[int, int]] = {}
+        for u in utxos:
+            assert isinstance(u.output, TransferOutput)
+            amount, count = want.get(str(u.asset_id), (0, 0))
+            want[str(u.asset_id)] = (amount + u.output.amt, count + 1)
+        assert {e["assetId"]: (int(e["amount"]), e["utxoCount"]) for e in shared} == want
+        assert body["balances"]["atomicMemoryLocked"] == []
+        seen += len(utxos)
+    assert seen > 0
+    (result,) = drive(
+        [
+            Call(
+                "data.primaryNetwork.balances.listByAddresses",
+                {"blockchainId": "c-chain", "addresses": "C-" + indexed.wallets[0][2:]},
+            )
+        ],
+        data=indexed.api,
+    )
+    assert result.ok, result.error

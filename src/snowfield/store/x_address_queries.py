@@ -316,33 +316,6 @@ def assets(db: Database, xchain: str, asset_ids: Sequence[str]) -> dict[str, XAs
     }
 
 
-@dataclass(frozen=True, slots=True)
-class Shared:
-    """A UTXO in shared memory for a chain: another chain exported it, none imported it yet."""
-
-    asset_id: str
-    amount: int
-    locktime: int
-    source_chain: str
-
-
-def shared_for_x(db: Database, xchain: str, pchain: str, addresses: Sequence[str]) -> list[Shared]:
-    """The UTXOs the P-Chain exported to the X-Chain for these addresses that no X-Chain
-    ImportTx took yet (the X-Chain's atomic memory)."""
-    out: dict[str, Shared] = {}
-    for address in addresses:
-        for utxo_id, asset, amount, locktime in db.query(
-            "SELECT u.utxo_id, u.asset_id, u.amount, COALESCE(u.locktime, 0) FROM p_utxos u"
-            " WHERE u.pchain = ? AND u.consumed_on = ?"
-            " AND (',' || u.addresses || ',') LIKE ?"
-            " AND NOT EXISTS (SELECT 1 FROM x_imports i WHERE i.xchain = u.consumed_on"
-            " AND i.utxo_id = u.utxo_id)",
-            (pchain, xchain, f"%,{address},%"),
-        ):
-            out[str(utxo_id)] = Shared(str(asset), int(amount), int(locktime), pchain)
-    return list(out.values())
-
-
 def asset_ids_of_txs(db: Database, xchain: str, tx_ids: Sequence[str]) -> list[str]:
     """Every asset the UTXOs of these txs (emitted or consumed) are of."""
     if not tx_ids:

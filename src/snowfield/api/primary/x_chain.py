@@ -20,9 +20,10 @@ from snowfield.api.primary.primary_network import (
 from snowfield.api.primary.x_documents import Assets
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.ids import ID
-from snowfield.store import primary_queries, x_address_queries
+from snowfield.store import primary_queries, shared_memory, x_address_queries
 from snowfield.store.p_address_queries import LastActivity, TxFilter, UtxoFilter
 from snowfield.store.pagination import Page
+from snowfield.store.shared_memory import Shared
 from snowfield.store.x_address_queries import XTx
 
 ASSET_ID = Param("assetId", "path", "The asset's id (cb58).", required=True)
@@ -56,7 +57,7 @@ async def balances(ctx: Context, t: Target, addresses: list[str], at: int | None
     xchain = xchain_of(t)
     held = await ctx.run(x_address_queries.held, ctx.db, xchain, addresses, at)
     held = [u for u in held if u.output_type == "SECP256K1"]
-    shared = await ctx.run(x_address_queries.shared_for_x, ctx.db, xchain, t.net.pchain, addresses)
+    shared = await ctx.run(shared_memory.shared_for, ctx.db, xchain, chains_of(t), addresses)
     now = at
     if now is None and (any(u.locktime for u in held) or any(s.locktime for s in shared)):
         now = await ctx.run(primary_queries.chain_time, ctx.db, t.net.pchain)
@@ -67,17 +68,48 @@ async def balances(ctx: Context, t: Target, addresses: list[str], at: int | None
         "locked": _aggregate(assets, locked),
         "unlocked": _aggregate(assets, unlocked),
     }
+    out.update(atomic_memory(assets, shared, now or 0))
+    return {"balances": out, "chainInfo": {"chainName": t.name, "network": ctx.args["network"]}}
+
+
+def chains_of(t: Target) -> shared_memory.Chains:
+    return shared_memory.Chains(t.net.pchain, t.net.xchain, t.net.cchain)
+
+
+def atomic_memory(assets: Assets, shared: Sequence[Shared], now: int) -> Json:
+    """atomicMemoryUnlocked / atomicMemoryLocked: per source chain and asset."""
+    out: Json = {}
     for key, is_locked in (("atomicMemoryUnlocked", False), ("atomicMemoryLocked", True)):
         by_chain: dict[str, list[tuple[str, int]]] = {}
         for s in shared:
-            if (s.locktime > (now or 0)) == is_locked:
+            if (s.locktime > now) == is_locked:
                 by_chain.setdefault(s.source_chain, []).append((s.asset_id, s.amount))
         out[key] = [
             {**entry, "sharedWithChainId": chain}
             for chain, entries in sorted(by_chain.items())
             for entry in _aggregate(assets, entries)
         ]
-    return {"balances": out, "chainInfo": {"chainName": t.name, "network": ctx.args["network"]}}
+    return out
+
+
+async def c_balances(ctx: Context, t: Target, addresses: list[str], at: int | None) -> Json:
+    """CChainAtomicBalances: what the P- and X-Chain exported to the C-Chain for these
+    addresses that no C-Chain import took yet. (Now only: `blockTimestamp` moves only the
+    lock.)"""
+    if t.net.cchain is None:
+        raise NotFound("the indexed node has no C-Chain")
+    shared = await ctx.run(shared_memory.shared_for, ctx.db, t.net.cchain, chains_of(t), addresses)
+    now = at
+    if now is None and any(s.locktime for s in shared):
+        now = await ctx.run(primary_queries.chain_time, ctx.db, t.net.pchain)
+    known = {}
+    if t.net.xchain is not None:
+        known = await ctx.run(
+            x_address_queries.assets, ctx.db, t.net.xchain, [s.asset_id for s in shared]
+        )
+    balances = atomic_memory(Assets(t.net.avax_asset, known), shared, now or 0)
+    chain_info = {"chainName": t.name, "network": ctx.args["network"]}
+    return {"balances": balances, "chainInfo": chain_info}
 
 
 async def utxos(ctx: Context, t: Target, addresses: list[str], f: UtxoFilter) -> Json:

@@ -102,8 +102,19 @@ X_COMPONENTS: dict[str, Schema] = {
         },
         {"nextPageToken": S},
     ),
+    "CChainAtomicBalances": obj(
+        {
+            "atomicMemoryUnlocked": array(ref("XChainSharedAssetBalance")),
+            "atomicMemoryLocked": array(ref("XChainSharedAssetBalance")),
+        }
+    ),
+    "ListCChainAtomicBalancesResponse": obj(
+        {"balances": ref("CChainAtomicBalances"), "chainInfo": _CHAIN_INFO}
+    ),
     "PrimaryNetworkBalancesResponse": _any(
-        "ListPChainBalancesResponse", "ListXChainBalancesResponse"
+        "ListPChainBalancesResponse",
+        "ListXChainBalancesResponse",
+        "ListCChainAtomicBalancesResponse",
     ),
     "PrimaryNetworkUtxosResponse": _any("ListPChainUtxosResponse", "ListUtxosResponse"),
     "PrimaryNetworkTransaction": _any(
