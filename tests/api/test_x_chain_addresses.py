@@ -17,6 +17,7 @@ from snowfield.api.app import create_data_app
 from snowfield.api.primary.addressing import FUJI_X
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_address, hrp_for_network
+from snowfield.formats.exchange.blocks import StandardBlock
 from snowfield.formats.exchange.txs import UTXO
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ShortID
@@ -231,6 +232,13 @@ def test_activity_and_chain_ids(indexed: Indexed) -> None:
         "SELECT MAX(timestamp) FROM x_tx_addresses WHERE address = ?", (address[2:],)
     )
     assert body["timestamp"] == int(latest[0][0]) and body["chainName"] == "x-chain"
+    height = indexed.db.query(
+        "SELECT height FROM x_tx_places WHERE kind = 'block' AND tx_id = ?", (body["txHash"],)
+    )
+    assert body["blockNumber"] == str(height[0][0])
+    node = indexed.x("avm.getBlockByHeight", {"height": int(height[0][0]), "encoding": "hex"})
+    block = StandardBlock.decode(decode_hex(node["block"]))
+    assert body["txHash"] in {str(t.id) for t in block.txs}
     got = httpx.get(
         f"{indexed.api}/v1/networks/testnet/addresses:listChainIds",
         params={"addresses": address},

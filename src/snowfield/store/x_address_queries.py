@@ -132,22 +132,27 @@ def utxo_page(
 
 def last_activity(db: Database, xchain: str, addresses: Sequence[str]) -> LastActivity | None:
     """The latest creation or consumption of a UTXO these addresses own; its `height` is the
-    tx's position in the X-Chain's tx index."""
+    block height of the tx that made it (linear era), else the vertex's."""
     where, params = _owned(addresses)
     rows = db.query(
         "SELECT u.timestamp, u.idx, u.tx_id, u.utxo_id, u.consuming_timestamp, u.consuming_idx,"
         f" u.consuming_tx{where}",
         [xchain, *params],
     )
-    best: LastActivity | None = None
+    best: tuple[int, int, str, str, bool] | None = None  # (time, position, tx, utxo, consumed)
     for made, idx, tx, utxo, spent, spent_idx, consumer in rows:
-        events = [LastActivity(int(made), int(idx), str(tx), str(utxo), False)]
+        events = [(int(made), int(idx), str(tx), str(utxo), False)]
         if consumer is not None:
-            events.append(LastActivity(int(spent), int(spent_idx), str(consumer), str(utxo), True))
+            events.append((int(spent), int(spent_idx), str(consumer), str(utxo), True))
         for e in events:
-            if best is None or (e.timestamp, e.height) > (best.timestamp, best.height):
+            if best is None or e[:2] > best[:2]:
                 best = e
-    return best
+    if best is None:
+        return None
+    # Invariant: x_tx_places names every indexed tx's block (or vertices) once synced.
+    found = places(db, xchain, [best[2]])[best[2]]
+    at = next((p for p in found if p.kind == "block"), found[0] if found else None)
+    return LastActivity(best[0], at.height if at else 0, best[2], best[3], best[4])
 
 
 def has_activity(db: Database, xchain: str, address: str) -> bool:

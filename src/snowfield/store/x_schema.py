@@ -51,6 +51,8 @@ X_TABLES: tuple[str, ...] = (
         PRIMARY KEY (xchain, utxo_id))""",
     "CREATE INDEX IF NOT EXISTS x_utxos_by_tx ON x_utxos (xchain, tx_id)",
     "CREATE INDEX IF NOT EXISTS x_utxos_by_idx ON x_utxos (xchain, idx)",
+    # An asset's transactions (…/assets/{assetId}/transactions).
+    "CREATE INDEX IF NOT EXISTS x_utxos_by_asset ON x_utxos (xchain, asset_id)",
     # One row per owner address of a UTXO: an address's UTXOs are one index range.
     """CREATE TABLE IF NOT EXISTS x_utxo_owners (
         xchain TEXT NOT NULL,
