@@ -23,6 +23,7 @@ from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ShortID
 from snowfield.formats.platform.components import UTXO as PUTXO
 from snowfield.formats.platform.secp256k1fx import TransferOutput
+from snowfield.formats.vertex import decode_vertex
 from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store.database import Database
 from snowfield.testing import RunningNode, open_database, serve_asgi, serve_devnet
@@ -364,3 +365,47 @@ def test_c_chain_atomic_memory_equals_get_utxos(indexed: Indexed) -> None:
         data=indexed.api,
     )
     assert result.ok, result.error
+
+
+def test_dag_era_txs_render_with_their_vertices(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A devnet whose X-Chain accepts its first txs in vertices, then linearizes: each tx of
+    the DAG era is an XChainNonLinearTransaction naming the vertices avm's vertex index holds it
+    in, each later one an XChainLinearTransaction; the official client takes both."""
+    with serve_devnet(x_dag_vertices=4) as devnet:
+        keys = [k.private_key for k in devnet.node.dev_keys[-3:]]
+        quiet = {"interval": 0.0, "stop": None, "log": lambda _line: None}
+        asyncio.run(run_x_demo(devnet.base, keys, rounds=4, **quiet))  # type: ignore[arg-type]
+        vertices = service(
+            devnet.base + "/ext/index/X/vtx",
+            "index.getContainerRange",
+            {"startIndex": 0, "numToFetch": 100, "encoding": "hex"},
+        )["result"]
+        in_vertex: dict[str, set[str]] = {}
+        for c in vertices.get("containers", vertices) if isinstance(vertices, dict) else vertices:
+            for tx in decode_vertex(decode_hex(c["bytes"])).tx_ids:
+                in_vertex.setdefault(str(tx), set()).add(str(c["id"]))
+        with open_database(_url("sqlite", tmp_path_factory.mktemp("xd"))) as db:
+            asyncio.run(_sync(db, devnet.base))
+            with serve_asgi(create_data_app(db)) as api:
+                got = httpx.get(f"{api}{BASE}/transactions", params={"pageSize": 100})
+                assert got.status_code == 200, got.text
+                body = got.json()
+                assert_matches(body, "ListXChainTransactionsResponse")
+                kinds = {t["chainFormat"] for t in body["transactions"]}
+                assert kinds == {"linear", "non-linear"}
+                for t in body["transactions"]:
+                    if t["chainFormat"] == "non-linear":
+                        assert {v["hash"] for v in t["vertices"]} == in_vertex[t["txHash"]]
+                    else:
+                        assert t["txHash"] not in in_vertex
+                old = next(t for t in body["transactions"] if t["chainFormat"] == "non-linear")
+                (one,) = drive(
+                    [
+                        Call(
+                            "data.primaryNetwork.transactions.get",
+                            {"blockchainId": "x-chain", "txHash": old["txHash"]},
+                        )
+                    ],
+                    data=api,
+                )
+                assert one.unwrap()["vertices"] == old["vertices"]
