@@ -40,6 +40,7 @@ from snowfield.api.primary import (
 )
 from snowfield.api.primary import transactions as p_transactions
 from snowfield.api.primary import utxos as p_utxos
+from snowfield.api.primary import x_chain as p_x_chain
 from snowfield.api.ratelimit import Limiter, MemoryLimiter
 from snowfield.api.router import Answer, Router, operation_routes
 from snowfield.api.site import ExplorerConfig, Site
@@ -71,6 +72,7 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *p_balances.OPERATIONS,
     *p_utxos.OPERATIONS,
     *p_transactions.OPERATIONS,
+    *p_x_chain.OPERATIONS,
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
     *icm_messages.OPERATIONS,

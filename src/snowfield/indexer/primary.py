@@ -23,6 +23,7 @@ from snowfield.formats.ids import ID
 from snowfield.formats.platform.blocks import decode_block
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.timefmt import parse_rfc3339
+from snowfield.indexer.c_atomic import sync_c_atomic
 from snowfield.indexer.extract.platform import (
     Addresses,
     block_detail,
@@ -37,6 +38,7 @@ from snowfield.indexer.primary_extraction import (
     ProcessExtraction,
 )
 from snowfield.indexer.validator_observer import ValidatorObserver
+from snowfield.indexer.xchain import sync_xchain
 from snowfield.rpc.client import RpcClient, RpcError
 from snowfield.store import primary, primary_queries, vertices
 from snowfield.store.database import Database
@@ -108,6 +110,9 @@ class PlatformSource:
         base = base_url.rstrip("/")
         self.blocks = IndexClient(f"{base}/ext/index/P/block", timeout=timeout)
         self.vertices = IndexClient(f"{base}/ext/index/X/vtx", timeout=timeout)
+        self.xtxs = IndexClient(f"{base}/ext/index/X/tx", timeout=timeout)
+        self.xblocks = IndexClient(f"{base}/ext/index/X/block", timeout=timeout)
+        self.cblocks = IndexClient(f"{base}/ext/index/C/block", timeout=timeout)
         self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
         self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
         self._gate = asyncio.Semaphore(IN_FLIGHT)
@@ -115,6 +120,9 @@ class PlatformSource:
     async def aclose(self) -> None:
         await self.blocks.aclose()
         await self.vertices.aclose()
+        await self.xtxs.aclose()
+        await self.xblocks.aclose()
+        await self.cblocks.aclose()
         for client in (self.platform, self.info):
             await client.aclose()
 
@@ -298,6 +306,20 @@ class PrimaryIndexer:
         await self.observer.maybe_observe(self.db, net.pchain)
         if net.xchain is not None:
             await self._sync_vertices(net.xchain)
+            assert self.addresses is not None
+            await sync_xchain(
+                self.db,
+                self.source.xtxs,
+                self.source.xblocks,
+                net.xchain,
+                self.addresses,
+                self.batch_size,
+            )
+        if net.cchain is not None:
+            assert self.addresses is not None
+            await sync_c_atomic(
+                self.db, self.source.cblocks, net.cchain, self.addresses, self.batch_size
+            )
         return start
 
     def _fetch(self, start: int, last: int) -> asyncio.Task[list[Container] | None]:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from snowfield.store import icm_counts, staking_rollups
+from snowfield.store.c_atomic_schema import C_ATOMIC_TABLES
 from snowfield.store.evm_schema import (
     ADDRESS_TXS_BY_BLOCK,
     ADDRESS_TXS_V9,
@@ -37,6 +38,7 @@ from snowfield.store.validator_schema import (
     VALIDATOR_STATE_TABLES,
 )
 from snowfield.store.webhook_schema import WEBHOOK_TABLES
+from snowfield.store.x_schema import X_TABLES
 
 SCHEMA_VERSION = 19
 
@@ -313,6 +315,8 @@ TABLES: tuple[str, ...] = (
     BACKFILL_RANGES,
     *EXPORT_TABLES,
     *USAGE_TABLES,
+    *X_TABLES,
+    *C_ATOMIC_TABLES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -380,6 +384,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     12: WEBHOOK_TABLES,  # webhooks and their outbox (store/webhook_schema.py)
     # The P-Chain's blocks, validators and L1 validators (issue 30, part 2). Blocks indexed
     # before have no details row: they are not listed by the block operations.
+    # The X-Chain's txs, UTXOs and assets; the C-Chain's atomic txs (issue 30, part 3).
+    13: (*X_TABLES, *C_ATOMIC_TABLES),
     14: (*P_BLOCK_DETAILS, *VALIDATOR_STATE_TABLES, *NETWORK_INDEXES),
     # Only the messenger's own events count (indexer/extract/icm.py): a store's events from
     # other emitters go, with the rows derived from them; the ICM message counts of the

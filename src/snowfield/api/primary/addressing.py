@@ -64,8 +64,15 @@ async def target(ctx: Context) -> Target:
 
 
 def require_p(t: Target) -> None:
-    """The X-Chain's and the C-Chain's own transactions and UTXOs are not indexed yet."""
+    """The C-Chain's atomic transactions and UTXOs are not indexed yet."""
     if t.chain != "P":
+        raise NotFound(f"the {t.name}'s UTXOs and transactions are not indexed")
+
+
+def require_indexed(t: Target) -> None:
+    """The P- and X-Chain's transactions and UTXOs are indexed; the C-Chain's atomic ones not
+    yet."""
+    if t.chain == "C":
         raise NotFound(f"the {t.name}'s UTXOs and transactions are not indexed")
 
 

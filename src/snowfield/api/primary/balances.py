@@ -7,7 +7,8 @@ from collections.abc import Iterable
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import Param
-from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, require_p, target
+from snowfield.api.primary import x_chain
+from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, target
 from snowfield.api.primary.primary_network import NETWORK_PATH
 from snowfield.store import p_address_queries, primary_queries
 from snowfield.store.p_address_queries import Held
@@ -68,9 +69,12 @@ def aggregate(avax_asset: str, utxos: Iterable[Held]) -> list[Json]:
 
 async def get_balances(ctx: Context) -> Json:
     t = await target(ctx)
-    require_p(t)
     addresses = addresses_for(t, ctx.args.get("addresses"))
     at = ctx.args.get("blockTimestamp")
+    if t.chain == "X":
+        return await x_chain.balances(ctx, t, addresses, at)
+    if t.chain == "C":
+        return await x_chain.c_balances(ctx, t, addresses, at)
     pchain = t.net.pchain
     held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
     now = at
@@ -91,7 +95,7 @@ OPERATIONS = (
         "The balances of addresses on a primary network chain, per asset, now or at a time.",
         "Primary network",
         (NETWORK_PATH, BLOCKCHAIN, ADDRESSES, BLOCK_TIMESTAMP),
-        "ListPChainBalancesResponse",
+        "PrimaryNetworkBalancesResponse",
         20,
         get_balances,
     ),

@@ -4,6 +4,7 @@ activity, transactions), closed as the real service's models are."""
 from __future__ import annotations
 
 from snowfield.api.primary.balances import P_KINDS
+from snowfield.api.primary.x_schemas import X_COMPONENTS
 from snowfield.api.schemas import N, S, Schema, array, enum, obj, ref
 
 B: Schema = {"type": "boolean"}
@@ -51,4 +52,5 @@ PRIMARY_ADDRESS_COMPONENTS: dict[str, Schema] = {
         {"addresses": array(obj({"address": S, "blockchainIds": array(S)}))}
     ),
     "PrimaryNetworkAddressesBodyDto": obj({"addresses": S}),
+    **X_COMPONENTS,
 }

@@ -11,7 +11,14 @@ import orjson
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
-from snowfield.api.primary.addressing import BLOCKCHAIN, Target, addresses_for, require_p, target
+from snowfield.api.primary import x_chain
+from snowfield.api.primary.addressing import (
+    BLOCKCHAIN,
+    Target,
+    addresses_for,
+    require_indexed,
+    target,
+)
 from snowfield.api.primary.balances import ADDRESSES
 from snowfield.api.primary.primary_network import (
     END_TIME,
@@ -44,12 +51,14 @@ async def _documents(ctx: Context, t: Target, tx_ids: Sequence[str]) -> list[orj
 
 async def get_tx(ctx: Context) -> Json:
     t = await target(ctx)
-    require_p(t)
+    require_indexed(t)
     tx_hash = ctx.args["txHash"]
     try:
         ID.from_string(tx_hash)
     except InvalidParams:
         raise InvalidParams(f"txHash {tx_hash} is not a transaction id") from None
+    if t.chain == "X":
+        return await x_chain.get_tx(ctx, t, tx_hash)
     found = await _documents(ctx, t, [tx_hash])
     if not found:
         raise NotFound(f"transaction {tx_hash} not found on the {t.name}")
@@ -59,7 +68,7 @@ async def get_tx(ctx: Context) -> Json:
 
 async def list_txs(ctx: Context) -> Json:
     t = await target(ctx)
-    require_p(t)
+    require_indexed(t)
     raw = ctx.args.get("addresses")
     f = TxFilter(
         addresses=None if raw is None else addresses_for(t, raw),
@@ -70,6 +79,8 @@ async def list_txs(ctx: Context) -> Json:
     )
     if f.start is not None and f.end is not None and f.start > f.end:
         raise InvalidParams("startTimestamp must not be after endTimestamp")
+    if t.chain == "X":
+        return await x_chain.tx_list(ctx, t, f)
     page = await ctx.run(
         p_address_queries.tx_page, ctx.db, t.net.pchain, f, ctx.after(), ctx.args["pageSize"]
     )
@@ -86,7 +97,7 @@ OPERATIONS = (
         "One transaction of a primary network chain, with its inputs, outputs and fees.",
         "Primary network",
         (NETWORK_PATH, BLOCKCHAIN, TX_HASH),
-        "PChainTransaction",
+        "PrimaryNetworkTransaction",
         20,
         get_tx,
     ),
@@ -106,7 +117,7 @@ OPERATIONS = (
             BLOCKCHAIN,
             SORT_ORDER,
         ),
-        "ListPChainTransactionsResponse",
+        "PrimaryNetworkTransactionsResponse",
         20,
         list_txs,
     ),

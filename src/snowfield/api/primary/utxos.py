@@ -7,15 +7,18 @@ from dataclasses import replace
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
+from snowfield.api.primary import x_chain
 from snowfield.api.primary.addressing import (
     BLOCKCHAIN,
+    FUJI_X,
+    MAINNET_X,
     P_ID,
     Target,
     addresses_for,
     bare_address,
     body_addresses,
     boolean,
-    require_p,
+    require_indexed,
     split_addresses,
     target,
 )
@@ -51,7 +54,7 @@ _UTXO_PARAMS = (
 
 
 async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
-    require_p(t)
+    require_indexed(t)
     addresses = addresses_for(t, raw)
     f = UtxoFilter(
         include_spent=bool(ctx.args.get("includeSpent")),
@@ -60,6 +63,8 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
         by_amount=ctx.args.get("sortBy") == "amount",
         desc=ctx.args["sortOrder"] == "desc",
     )
+    if t.chain == "X":
+        return await x_chain.utxos(ctx, t, addresses, f)
     page = await ctx.run(
         p_address_queries.utxo_page,
         ctx.db,
@@ -86,9 +91,12 @@ async def list_utxos_v2(ctx: Context) -> Json:
 
 async def _last_activity(ctx: Context, raw: str | None) -> Json:
     t = await target(ctx)
-    require_p(t)
+    require_indexed(t)
     addresses = addresses_for(t, raw)
-    found = await ctx.run(p_address_queries.last_activity, ctx.db, t.net.pchain, addresses)
+    if t.chain == "X":
+        found = await x_chain.last_activity(ctx, t, addresses)
+    else:
+        found = await ctx.run(p_address_queries.last_activity, ctx.db, t.net.pchain, addresses)
     if found is None:
         raise NotFound("no activity of these addresses is indexed")
     return {
@@ -120,7 +128,13 @@ async def list_chain_ids(ctx: Context) -> Json:
     for item in split_addresses(raw):
         address = bare_address(item, net.hrp)
         active = await ctx.run(p_address_queries.has_activity, ctx.db, net.pchain, address)
-        out.append({"address": address, "blockchainIds": [P_ID] if active else []})
+        on_x = await x_chain.has_activity(ctx, Target("X", net), address)
+        ids = [P_ID] if active else []
+        if on_x:
+            # BlockchainIds is closed over the real networks' ids: the test network's X-Chain
+            # answers as Fuji's, as `blockchainId` accepts it.
+            ids.append(MAINNET_X if ctx.args["network"] == "mainnet" else FUJI_X)
+        out.append({"address": address, "blockchainIds": ids})
     return {"addresses": out}
 
 
@@ -134,7 +148,7 @@ OPERATIONS = (
         "List the UTXOs of addresses on a primary network chain.",
         "Primary network",
         (ADDRESSES, *_UTXO_PARAMS),
-        "ListPChainUtxosResponse",
+        "PrimaryNetworkUtxosResponse",
         20,
         list_utxos,
     ),
@@ -144,7 +158,7 @@ OPERATIONS = (
         "List the UTXOs of addresses given in the body (for more than a URL holds).",
         "Primary network",
         _UTXO_PARAMS,
-        "ListPChainUtxosResponse",
+        "PrimaryNetworkUtxosResponse",
         20,
         list_utxos_v2,
         method="POST",

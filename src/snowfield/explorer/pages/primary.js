@@ -1,4 +1,5 @@
-// P- and X-Chain addresses and transactions: an address's balances (unlocked, locked, staked per
+// P- and X-Chain addresses and transactions (an X-Chain tx names its block `blockHeight`, its
+// time `timestamp`, what it created `amountCreated`): an address's balances (unlocked, locked, staked per
 // asset), its UTXOs and its transactions; a transaction's inputs, outputs, fee, memo and its
 // type's fields. All from the data API's primary-network operations (balances, utxos,
 // transactions); a chain the deployment does not index says so in its part of the page.
@@ -63,8 +64,8 @@ function utxoTable(chain, utxos) {
 function txTable(chain, txs) {
   if (!txs.length) return html`<p class="muted">No transactions.</p>`;
   return html`<table><thead><tr><th>Transaction</th><th>Type</th><th>Block</th><th class="num">Value</th><th>When</th></tr></thead><tbody>
-    ${txs.map((t) => html`<tr><td>${txLink(chain, t.txHash)}</td><td data-k="p-tx-type">${t.txType}</td><td>${t.blockNumber}</td>
-      <td class="num">${(t.value || []).map((a) => avax(a.amount, a)).join(", ")}</td><td>${when(t.blockTimestamp)}</td></tr>`)}
+    ${txs.map((t) => html`<tr><td>${txLink(chain, t.txHash)}</td><td data-k="p-tx-type">${t.txType}</td><td>${t.blockNumber ?? t.blockHeight ?? ""}</td>
+      <td class="num">${(t.value || t.amountCreated || []).map((a) => avax(a.amount, a)).join(", ")}</td><td>${when(t.blockTimestamp ?? t.timestamp)}</td></tr>`)}
   </tbody></table>`;
 }
 
