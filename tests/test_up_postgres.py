@@ -36,6 +36,7 @@ def test_every_child_gets_the_database_and_the_api_gets_redis() -> None:
         "primary": url,
         "relayer": None,
         "api": url,
+        "webhooks": url,
     }
     (api,) = [c for c in children(settings) if c.name == "api"]
     assert _flag(api.command, "--redis") == REDIS_URL

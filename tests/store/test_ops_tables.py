@@ -15,7 +15,7 @@ def test_an_older_store_gains_the_tables(db: Database) -> None:
             w.execute(f"DROP TABLE {table}")
         w.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
     db.migrate()
-    assert db.meta("schema_version") == str(SCHEMA_VERSION) == "16"
+    assert db.meta("schema_version") == str(SCHEMA_VERSION)
     job = export_jobs.create_job(db, "j1", "TRANSACTION_EXPORT_EVM", None, {"o": 1}, "t")
     assert job.status == "RUNNING" and job.request == {"o": 1}
     claimed = export_jobs.claim_job(db, "w", 60, clock=lambda: 10**9 * 3.0)

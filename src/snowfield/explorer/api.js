@@ -121,7 +121,8 @@ export class Api {
         if (!token) break;
       }
     } catch (err) {
-      if (err.kind === "notfound") return [];
+      // No P-Chain index here (404 "network … is not indexed"): the chart has no data.
+      if (err.kind === "notfound" || err.kind === "unserved") return [];
       throw err;
     }
     return points.reverse();
