@@ -1,0 +1,138 @@
+"""GET /v1/avax/supply over the devnet's P-Chain demo traffic (staking, a delegation, a subnet,
+the L1 conversion, a day later the rewards), indexed over the public interfaces into SQLite (and
+PostgreSQL when SNOWFIELD_TEST_PG is set): the supply and stake equal the node's
+(platform.getCurrentSupply, platform.getCurrentValidators), the burned and paid amounts equal the
+UTXOs the node returns for the demo's txs, and the official client takes the answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+
+from snowfield.api.app import create_data_app
+from snowfield.indexer.validator_observer import ValidatorObserver
+from snowfield.rpc.client import RpcClient
+from snowfield.store.database import Database
+from snowfield.testing import RunningNode, database_urls, open_database, serve_asgi
+from snowfield.workload.platform_demo import PlatformDemoReport
+from tests.api.conftest import DOCUMENT, assert_error, assert_no_null
+from tests.api.test_primary_validators import _p, _sync, demo  # noqa: F401 - the fixture
+from tests.clients.chainkit import Call, drive
+from tests.conftest import _db_kinds
+
+Indexed = tuple[RunningNode, str, PlatformDemoReport, Database]
+NANO = Decimal(10) ** 9
+
+
+@pytest.fixture(scope="module", params=_db_kinds())
+def indexed(
+    request: pytest.FixtureRequest,
+    demo: tuple[RunningNode, PlatformDemoReport],  # noqa: F811 - the imported fixture
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Indexed]:
+    devnet, report = demo
+    urls = database_urls(tmp_path_factory.mktemp("supply"))
+    url = urls[0] if request.param == "sqlite" else urls[1]
+    with open_database(url) as db, serve_asgi(create_data_app(db)) as api:
+        # Before the indexer has observed the node, there is no supply to give.
+        assert_error(httpx.get(f"{api}/v1/avax/supply"), 404, "indexed")
+        asyncio.run(_sync(db, devnet.base))
+        yield devnet, api, report, db
+
+
+def _nano(avax: str) -> int:
+    value = Decimal(avax) * NANO
+    assert value == value.to_integral_value(), avax  # never finer than a nAVAX
+    return int(value)
+
+
+def test_the_supply_equals_the_nodes(indexed: Indexed) -> None:
+    devnet, api, _, _ = indexed
+    got = httpx.get(f"{api}/v1/avax/supply")
+    assert got.status_code == 200, got.text
+    body = got.json()
+    assert_no_null(body)
+    schema = DOCUMENT["components"]["schemas"]["AvaxSupplyResponse"]
+    assert set(body) == set(schema["properties"]) == set(schema["required"])
+    node = _p(devnet, "platform.getCurrentSupply")
+    burned = sum(_nano(body[k]) for k in ("totalPBurned", "totalXBurned"))
+    c_burned = Decimal(body["totalCBurned"])
+    # The total is the node's current supply (genesis plus minted rewards) less what burned.
+    assert Decimal(body["totalSupply"]) + c_burned == (int(node["supply"]) - burned) / NANO
+    assert burned > 0  # every demo tx paid a fee
+    current = _p(devnet, "platform.getCurrentValidators")["validators"]
+    staked = sum(int(v["weight"]) + int(v.get("delegatorWeight", 0)) for v in current)
+    assert _nano(body["totalStaked"]) == staked
+    assert _nano(body["circulatingSupply"]) == _nano(body["totalSupply"]) - _nano(
+        body["totalLocked"]
+    )
+    height = int(node["height"])
+    block = _p(devnet, "platform.getBlockByHeight", {"height": height, "encoding": "json"})
+    stamp = datetime.fromisoformat(body["lastUpdated"].replace("Z", "+00:00")).timestamp()
+    assert int(stamp) == int(block["block"].get("time", stamp))
+    for key in ("totalRewards", "genesisUnlock", "totalLocked", "l1ValidatorFees"):
+        assert _nano(body[key]) >= 0
+
+
+def test_rewards_equal_the_reward_utxos(indexed: Indexed) -> None:
+    devnet, api, report, _ = indexed
+    paid = 0
+    for name in ("addValidator", "addDelegator"):
+        got = _p(devnet, "platform.getRewardUTXOs", {"txID": report.txs[name], "encoding": "hex"})
+        paid += _reward_total(got["utxos"])
+    body = httpx.get(f"{api}/v1/avax/supply").json()
+    assert paid > 0 and _nano(body["totalRewards"]) == paid
+
+
+def _reward_total(utxos: list[str]) -> int:
+    from snowfield.formats.hexcheck import decode_hex
+    from snowfield.formats.platform.components import UTXO
+
+    total = 0
+    for raw in utxos:
+        out = UTXO.decode(decode_hex(raw)).output
+        total += int(getattr(out, "output", out).amt)
+    return total
+
+
+def test_a_fresh_observation_moves_with_the_node(indexed: Indexed) -> None:
+    devnet, api, _, db = indexed
+
+    async def observe() -> None:
+        platform, info = RpcClient(devnet.base + "/ext/bc/P"), RpcClient(devnet.base + "/ext/info")
+        try:
+            await ValidatorObserver(platform, info, interval=0).observe(db, _pchain(db))
+        finally:
+            await platform.aclose()
+            await info.aclose()
+
+    asyncio.run(observe())
+    body = httpx.get(f"{api}/v1/avax/supply").json()
+    node = _p(devnet, "platform.getCurrentSupply")
+    burned = _nano(body["totalPBurned"]) + _nano(body["totalXBurned"])
+    c_burned = Decimal(body["totalCBurned"])
+    assert Decimal(body["totalSupply"]) + c_burned == (int(node["supply"]) - burned) / NANO
+
+
+def _pchain(db: Database) -> str:
+    row = db.query_one("SELECT pchain FROM primary_networks")
+    assert row is not None
+    return str(row[0])
+
+
+def test_the_official_client_reads_the_supply(indexed: Indexed) -> None:
+    _, api, _, _ = indexed
+    [result] = drive([Call("avaxSupply.get", None)], data=api)
+    value: dict[str, Any] = result.unwrap()
+    raw = httpx.get(f"{api}/v1/avax/supply").json()
+    # The client parses lastUpdated into a Date and prints it back with milliseconds.
+    sent, seen = (datetime.fromisoformat(v.pop("lastUpdated")) for v in (raw, dict(value)))
+    assert sent == seen
+    value.pop("lastUpdated")
+    assert value == raw
