@@ -136,3 +136,42 @@ def test_the_official_client_reads_the_supply(indexed: Indexed) -> None:
     assert sent == seen
     value.pop("lastUpdated")
     assert value == raw
+
+
+def _amount(entry: dict[str, Any]) -> int:
+    """A node-JSON input's or output's amount, through a stakeable lock's wrapper."""
+    inner = entry.get("output") or entry.get("input") or {}
+    inner = inner.get("output") or inner.get("input") or inner
+    return int(inner["amount"])
+
+
+def test_burned_and_l1_fees_equal_the_nodes_txs(indexed: Indexed) -> None:
+    devnet, api, report, _ = indexed
+    avax = _p(devnet, "platform.getStakingAssetID")["assetID"]
+    spent = deposited = l1_spent = 0
+    for height in range(1, int(_p(devnet, "platform.getHeight")["height"]) + 1):
+        block = _p(devnet, "platform.getBlockByHeight", {"height": height, "encoding": "json"})
+        block = block["block"]
+        for tx in block.get("txs") or ([block["tx"]] if "tx" in block else []):
+            u = tx["unsignedTx"]
+            ins = [*u.get("inputs", ()), *u.get("importedInputs", ())]
+            outs = [*u.get("outputs", ()), *u.get("stake", ()), *u.get("exportedOutputs", ())]
+            net = sum(_amount(i) for i in ins if i["assetID"] == avax) - sum(
+                _amount(o) for o in outs if o["assetID"] == avax
+            )
+            spent += net
+            funded = sum(int(v["balance"]) for v in u.get("validators", ()) if "balance" in v)
+            funded += int(u.get("balance", 0))
+            if funded:
+                deposited += funded
+                l1_spent += net
+    assert deposited > 0  # the demo's conversion funds its validator
+    listed = _p(devnet, "platform.getCurrentValidators", {"subnetID": report.subnet_id})
+    held = sum(
+        int(_p(devnet, "platform.getL1Validator", {"validationID": v["validationID"]})["balance"])
+        for v in listed["validators"]
+    )
+    body = httpx.get(f"{api}/v1/avax/supply").json()
+    assert _nano(body["totalPBurned"]) == spent - held
+    assert _nano(body["l1ValidatorFees"]) == l1_spent - held
+    assert l1_spent - held > deposited - held  # the txs' own fees are in it too (documented)
