@@ -37,24 +37,34 @@ def p_burned(db: Database, pchain: str, avax: str, tx_types: tuple[str, ...] = (
 
 
 def x_burned(db: Database, pchain: str, xchain: str, avax: str) -> int:
-    """AVAX the X-Chain's txs consumed (X UTXOs and UTXOs imported from the P-Chain) minus what
-    they emitted; the X genesis allocations are emitted by no indexed tx."""
+    """AVAX each X-Chain tx consumed (X UTXOs and UTXOs imported from the P-Chain) beyond what
+    it emitted, summed. The X genesis allocations are in no indexed tx, so a tx spending one
+    shows more out than in: such a tx counts as burning nothing (the X-Chain mints no AVAX)."""
     txs = "SELECT tx_id FROM x_txs WHERE xchain = ?"
-    consumed = _total(
-        db,
-        f"SELECT amount FROM x_utxos WHERE xchain = ? AND asset_id = ? AND consuming_tx IN ({txs})",
-        (xchain, avax, xchain),
-    ) + _total(
-        db,
-        f"SELECT amount FROM p_utxos WHERE pchain = ? AND asset_id = ? AND consuming_tx IN ({txs})",
-        (pchain, avax, xchain),
-    )
-    emitted = _total(
-        db,
-        f"SELECT amount FROM x_utxos WHERE xchain = ? AND asset_id = ? AND tx_id IN ({txs})",
-        (xchain, avax, xchain),
-    )
-    return consumed - emitted
+    net: dict[str, int] = {}
+    for sql, params, sign in (
+        (
+            "SELECT consuming_tx, amount FROM x_utxos WHERE xchain = ? AND asset_id = ?"
+            f" AND consuming_tx IN ({txs})",
+            (xchain, avax, xchain),
+            1,
+        ),
+        (
+            "SELECT consuming_tx, amount FROM p_utxos WHERE pchain = ? AND asset_id = ?"
+            f" AND consuming_tx IN ({txs})",
+            (pchain, avax, xchain),
+            1,
+        ),
+        (
+            "SELECT tx_id, amount FROM x_utxos WHERE xchain = ? AND asset_id = ?"
+            f" AND tx_id IN ({txs})",
+            (xchain, avax, xchain),
+            -1,
+        ),
+    ):
+        for tx, amount in db.query(sql, params):
+            net[str(tx)] = net.get(str(tx), 0) + sign * int(amount)
+    return sum(max(0, v) for v in net.values())
 
 
 def c_fees(db: Database, cchain: str) -> int:
