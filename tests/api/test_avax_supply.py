@@ -148,14 +148,25 @@ def _amount(entry: dict[str, Any]) -> int:
 
 
 def test_burned_and_l1_fees_equal_the_nodes_txs(indexed: Indexed) -> None:
-    devnet, api, report, _ = indexed
+    devnet, api, report, db = indexed
     avax = _p(devnet, "platform.getStakingAssetID")["assetID"]
-    spent = deposited = l1_spent = 0
+    # The genesis validators' txs: in the genesis state, in no block (their stake returns as
+    # UTXOs of their tx ids).
+    stakers = {str(r[0]) for r in db.query("SELECT tx_id FROM p_txs WHERE height = 0")}
+    spent = deposited = l1_spent = genesis_spent = 0
+    tx_ids: set[str] = set()
     for height in range(1, int(_p(devnet, "platform.getHeight")["height"]) + 1):
         block = _p(devnet, "platform.getBlockByHeight", {"height": height, "encoding": "json"})
         block = block["block"]
         for tx in block.get("txs") or ([block["tx"]] if "tx" in block else []):
             u = tx["unsignedTx"]
+            tx_ids.add(tx["id"])
+            # An input of no earlier tx (nor stake of a genesis validator): a genesis allocation.
+            genesis_spent += sum(
+                _amount(i)
+                for i in u.get("inputs") or ()
+                if i["assetID"] == avax and i["txID"] not in tx_ids and i["txID"] not in stakers
+            )
             ins = [*u.get("inputs", ()), *u.get("importedInputs", ())]
             outs = [*u.get("outputs", ()), *u.get("stake", ()), *u.get("exportedOutputs", ())]
             net = sum(_amount(i) for i in ins if i["assetID"] == avax) - sum(
@@ -177,6 +188,13 @@ def test_burned_and_l1_fees_equal_the_nodes_txs(indexed: Indexed) -> None:
     assert _nano(body["totalPBurned"]) == spent - held
     assert _nano(body["l1ValidatorFees"]) == l1_spent - held
     assert l1_spent - held > deposited - held  # the txs' own fees are in it too (documented)
+    genesis_stake = sum(
+        int(v["weight"])
+        for v in _p(devnet, "platform.getCurrentValidators")["validators"]
+        if v["txID"] in stakers
+    )
+    assert genesis_spent > 0 and genesis_stake > 0
+    assert _nano(body["genesisUnlock"]) == genesis_stake + genesis_spent
 
 
 def test_x_chain_burned_equals_the_nodes_x_txs(tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -105,13 +105,16 @@ def locked(db: Database, pchain: str, xchain: str | None, avax: str, now: int) -
 
 
 def genesis_unlocked(db: Database, pchain: str, avax: str, now: int) -> int:
-    """The P-Chain genesis allocations (UTXOs of height 0) whose locktimes have passed."""
+    """The P-Chain genesis AVAX the index has seen unlocked: the genesis validators' stake (the
+    UTXOs of height 0) and the genesis allocations spent since (created on the P-Chain by no
+    indexed tx). An allocation never spent is in no index row, so not counted."""
     return _total(
         db,
-        "SELECT amount FROM p_utxos WHERE pchain = ? AND asset_id = ? AND block_height = 0"
-        " AND reward_type IS NULL"
+        "SELECT amount FROM p_utxos WHERE pchain = ? AND asset_id = ? AND reward_type IS NULL"
+        " AND created_on = ? AND (block_height = 0 OR (block_height IS NULL AND tx_id NOT IN"
+        " (SELECT tx_id FROM p_txs WHERE pchain = ?)))"
         " AND COALESCE(locktime, 0) <= ? AND COALESCE(stakeable_locktime, 0) <= ?",
-        (pchain, avax, now, now),
+        (pchain, avax, pchain, pchain, now, now),
     )
 
 
