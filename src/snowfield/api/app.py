@@ -35,6 +35,7 @@ from snowfield.api.primary import (
     l1_validators,
     network,
     primary_network,
+    supply,
     validators,
     vertices,
 )
@@ -73,6 +74,7 @@ OPERATIONS: tuple[Operation[Context], ...] = (
     *p_utxos.OPERATIONS,
     *p_transactions.OPERATIONS,
     *p_x_chain.OPERATIONS,
+    *supply.OPERATIONS,
     *signatures.OPERATIONS,
     *icm.OPERATIONS,
     *icm_messages.OPERATIONS,

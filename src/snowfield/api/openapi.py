@@ -15,6 +15,7 @@ from snowfield.api.operations.schemas import OPERATIONS_COMPONENTS
 from snowfield.api.params import Param
 from snowfield.api.primary.network_schemas import NETWORK_COMPONENTS
 from snowfield.api.primary.schemas import PRIMARY_ADDRESS_COMPONENTS
+from snowfield.api.primary.supply import SUPPLY_COMPONENTS
 from snowfield.api.schemas import COMPONENTS, ICM, ref
 from snowfield.api.webhooks.schemas import WEBHOOK_COMPONENTS
 
@@ -96,6 +97,7 @@ def openapi_document(
                 **legacy_schemas(ICM),
                 **WEBHOOK_COMPONENTS,
                 **PRIMARY_ADDRESS_COMPONENTS,
+                **SUPPLY_COMPONENTS,
                 **OPERATIONS_COMPONENTS,
             },
             "securitySchemes": {
