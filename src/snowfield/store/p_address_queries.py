@@ -94,6 +94,31 @@ class UtxoFilter:
     desc: bool
 
 
+def utxo_page_clauses(
+    f: UtxoFilter, keys: Sequence[str], after: Key | None, unspent: str, args: list[Any]
+) -> str:
+    """The filter, keyset and ORDER BY ... LIMIT ? clauses of a page of UTXOs (P- and X-Chain
+    alike; `unspent` is the chain's condition for an unspent UTXO), their params appended to
+    `args` (the caller appends the limit)."""
+    sql = []
+    if not f.include_spent:
+        sql.append(f" AND {unspent}")
+    if f.asset_id is not None:
+        sql.append(" AND u.asset_id = ?")
+        args.append(f.asset_id)
+    if f.min_amount is not None:
+        # Decimal text without leading zeros orders as numbers by (length, text).
+        sql.append(" AND (LENGTH(u.amount) > ? OR (LENGTH(u.amount) = ? AND u.amount >= ?))")
+        floor = str(f.min_amount)
+        args += [len(floor), len(floor), floor]
+    op, order = ("<", "DESC") if f.desc else (">", "ASC")
+    if after is not None:
+        sql.append(f" AND ({', '.join(keys)}) {op} ({_marks(after)})")
+        args += list(after)
+    sql.append(" ORDER BY " + ", ".join(f"{k} {order}" for k in keys) + " LIMIT ?")
+    return "".join(sql)
+
+
 def utxo_page(
     db: Database,
     pchain: str,
@@ -112,21 +137,7 @@ def utxo_page(
     distinct = "DISTINCT " if len(addresses) > 1 else ""
     sql = [f"SELECT {distinct}{_U_COLUMNS}, {keys[0]}{where}"]
     args: list[Any] = [pchain, *params]
-    if not f.include_spent:
-        sql.append(f" AND {_UNSPENT}")
-    if f.asset_id is not None:
-        sql.append(" AND u.asset_id = ?")
-        args.append(f.asset_id)
-    if f.min_amount is not None:
-        # Decimal text without leading zeros orders as numbers by (length, text).
-        sql.append(" AND (LENGTH(u.amount) > ? OR (LENGTH(u.amount) = ? AND u.amount >= ?))")
-        floor = str(f.min_amount)
-        args += [len(floor), len(floor), floor]
-    op, order = ("<", "DESC") if f.desc else (">", "ASC")
-    if after is not None:
-        sql.append(f" AND ({', '.join(keys)}) {op} ({_marks(after)})")
-        args += list(after)
-    sql.append(" ORDER BY " + ", ".join(f"{k} {order}" for k in keys) + " LIMIT ?")
+    sql.append(utxo_page_clauses(f, keys, after, _UNSPENT, args))
     args.append(limit + 1)
     utxos = [_utxo(r[:-1]) for r in db.query("".join(sql), args)]
 

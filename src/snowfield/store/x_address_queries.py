@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from snowfield.store.database import Database
-from snowfield.store.p_address_queries import LastActivity, TxFilter, UtxoFilter
+from snowfield.store.p_address_queries import (
+    LastActivity,
+    TxFilter,
+    UtxoFilter,
+    utxo_page_clauses,
+)
 from snowfield.store.pagination import Key, Page, page_of
 
 
@@ -104,21 +109,7 @@ def utxo_page(
     distinct = "DISTINCT " if len(addresses) > 1 else ""
     sql = [f"SELECT {distinct}{_COLUMNS}, {keys[0]}{where}"]
     args: list[Any] = [xchain, *params]
-    if not f.include_spent:
-        sql.append(" AND u.consuming_tx IS NULL")
-    if f.asset_id is not None:
-        sql.append(" AND u.asset_id = ?")
-        args.append(f.asset_id)
-    if f.min_amount is not None:
-        # Decimal text without leading zeros orders as numbers by (length, text).
-        sql.append(" AND (LENGTH(u.amount) > ? OR (LENGTH(u.amount) = ? AND u.amount >= ?))")
-        floor = str(f.min_amount)
-        args += [len(floor), len(floor), floor]
-    op, order = ("<", "DESC") if f.desc else (">", "ASC")
-    if after is not None:
-        sql.append(f" AND ({', '.join(keys)}) {op} ({_marks(after)})")
-        args += list(after)
-    sql.append(" ORDER BY " + ", ".join(f"{k} {order}" for k in keys) + " LIMIT ?")
+    sql.append(utxo_page_clauses(f, keys, after, "u.consuming_tx IS NULL", args))
     args.append(limit + 1)
     utxos = [_utxo(r[:-1]) for r in db.query("".join(sql), args)]
 
