@@ -66,15 +66,26 @@ def forget_naming(w: Writer, chain_id: int, addresses: Iterable[str], before: in
     """Clears the documents of transactions below block `before` that involve these addresses,
     whose token facts just changed: written now (a contract funded before it was deployed) or
     removed by an unwind. Those transactions fall back to rendering from the rows."""
+    _forget(w, chain_id, addresses, "<", before)
+
+
+def forget_naming_after(w: Writer, chain_id: int, addresses: Iterable[str], last: int) -> None:
+    """As forget_naming, for the documents of blocks after `last` (a parallel backfill's later
+    ranges may have rendered them before these facts were stored)."""
+    _forget(w, chain_id, addresses, ">", last)
+
+
+def _forget(w: Writer, chain_id: int, addresses: Iterable[str], op: str, bound: int) -> None:
     for address in addresses:
         involved = (
             "(block_number, tx_index) IN (SELECT block_number, tx_index FROM address_txs"
-            " WHERE chain_id = ? AND address = ? AND block_number < ?)"
+            f" WHERE chain_id = ? AND address = ? AND block_number {op} ?)"
         )
-        params = (chain_id, chain_id, address, before)
+        params = (chain_id, chain_id, address, bound)
         w.execute(
             f"UPDATE transactions SET document = NULL WHERE chain_id = ? AND {involved}", params
         )
+        # address_txs keeps its own copy of the nativeTransaction (store/history_pages.py).
         w.execute(
             f"UPDATE address_txs SET document = NULL, native_document = NULL"
             f" WHERE chain_id = ? AND {involved}",

@@ -22,7 +22,7 @@ from snowfield.store import (
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
 from snowfield.store.documents import ERC_TYPES
-from snowfield.store.read_model import batch_documents, forget_naming
+from snowfield.store.read_model import batch_documents, forget_naming, forget_naming_after
 from snowfield.store.rollups import Rollups
 from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
 from snowfield.store.schema import CHAIN_COLUMNS, ICM_ADDRESS_ROWS, ICM_NAMING_KINDS
@@ -167,7 +167,7 @@ def write_batch(
         if range_start is not None:
             # Other workers may have rendered later blocks naming these tokens before their
             # facts were stored: those documents render from the rows again.
-            _forget_naming_after(w, chain_id, new_tokens, last.number)
+            forget_naming_after(w, chain_id, new_tokens, last.number)
             backfill_ranges.advance(w, chain_id, range_start, last.number)
             return
         w.execute(
@@ -254,22 +254,6 @@ def _insert_balances(w: Writer, balances: Sequence[BalanceRow]) -> None:
         " ON CONFLICT (chain_id, address, block_number) DO NOTHING",
         [(b.chain_id, b.address, b.block_number, str(b.balance)) for b in balances],
     )
-
-
-def _forget_naming_after(w: Writer, chain_id: int, addresses: Sequence[str], last: int) -> None:
-    """As read_model.forget_naming, for the documents of blocks after `last`."""
-    for address in addresses:
-        involved = (
-            "(block_number, tx_index) IN (SELECT block_number, tx_index FROM address_txs"
-            " WHERE chain_id = ? AND address = ? AND block_number > ?)"
-        )
-        params = (chain_id, chain_id, address, last)
-        # address_txs keeps its own copy of the nativeTransaction (store/history_pages.py).
-        for table, documents in (
-            ("transactions", "document = NULL"),
-            ("address_txs", "document = NULL, native_document = NULL"),
-        ):
-            w.execute(f"UPDATE {table} SET {documents} WHERE chain_id = ? AND {involved}", params)
 
 
 def _insert_tokens(w: Writer, tokens: Sequence[TokenRow]) -> None:
