@@ -24,12 +24,13 @@ from snowfield.store.schema import AFTER_UPGRADES, SCHEMA_VERSION, TABLES, UPGRA
 
 Params = Sequence[Any]
 
-# WAL pages a commit may leave before it checkpoints them into the database file (SQLite's
-# default is 1,000). Each checkpoint syncs both files; the indexers' batches dirty hundreds of
-# pages each, so at the default most commits paid for one. At 10,000 pages (~40 MB of WAL),
+# WAL a commit may leave before it checkpoints it into the database file (SQLite's default is
+# 1,000 pages). Each checkpoint syncs both files; the indexers' batches dirty hundreds of pages
+# each, so at the default most commits paid for one. At ~40 MB of WAL (10,000 pages of 4 KiB),
 # writing a P-Chain backfill's batches took 1.15-1.3x less time, the final checkpoint included
-# (5,000 containers in batches of 256, three runs).
-WAL_CHECKPOINT_PAGES = 10_000
+# (5,000 containers in batches of 256, three runs). Set in bytes and divided by the store's own
+# page size, so that 16 KiB pages keep the measured 40 MB rather than quadrupling it.
+WAL_CHECKPOINT_BYTES = 40 * 1024 * 1024
 PAGE_SIZE = 16_384  # bytes, SQLite (see _open_sqlite)
 
 
@@ -105,7 +106,9 @@ class Database:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=30000")
         conn.execute("PRAGMA cache_size=-65536")
-        conn.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
+        # An existing store keeps its own page size until `_repage` rebuilds it.
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        conn.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_BYTES // page_size}")
         return conn
 
     def _open_postgres(self) -> Any:
