@@ -40,8 +40,9 @@ from snowfield.indexer.primary_extraction import (
 from snowfield.indexer.validator_observer import ValidatorObserver
 from snowfield.indexer.xchain import sync_xchain
 from snowfield.rpc.client import RpcClient, RpcError
-from snowfield.store import primary, primary_queries, vertices
+from snowfield.store import l1_fee_math, primary, primary_queries, vertices
 from snowfield.store.database import Database
+from snowfield.store.l1_fee_math import FeeConfig
 from snowfield.store.primary_rows import BlockRows, StakerRow, UtxoRow
 
 log = logging.getLogger("snowfield.indexer.primary")
@@ -185,6 +186,22 @@ class PlatformSource:
                     out[str(staker["txID"])] = (start, int(staker["potentialReward"]))
         return out
 
+    async def validator_fee_config(self) -> FeeConfig:
+        """What the node charges L1 validators (platform.getValidatorFeeConfig); avalanchego's
+        mainnet configuration from a node older than the method."""
+        try:
+            got = await self.platform.call_object("platform.getValidatorFeeConfig", {})
+        except RpcError as err:
+            if err.code == METHOD_NOT_FOUND:
+                return l1_fee_math.MAINNET
+            raise
+        return FeeConfig(
+            int(got["capacity"]),
+            int(got["target"]),
+            int(got["minPrice"]),
+            int(got["excessConversionConstant"]),
+        )
+
     async def block_at(self, height: int) -> bytes:
         got = await self.platform.call_object(
             "platform.getBlockByHeight", {"height": height, "encoding": "hex"}
@@ -253,12 +270,15 @@ class PrimaryIndexer:
         self.network: primary.PrimaryNetwork | None = None
         self.addresses: Addresses | None = None
         self.observer = ValidatorObserver(source.platform, source.info)
+        self.fees: FeeConfig | None = None
 
     async def prepare(self) -> primary.PrimaryNetwork:
         if self.network is None:
             self.network = await self.source.network()
             self.addresses = Addresses(self.network.hrp)
             await asyncio.to_thread(primary.record_network, self.db, self.network)
+        if self.fees is None:
+            self.fees = await self.source.validator_fee_config()
         return self.network
 
     async def sync(self, progress: Progress | None = None) -> int:
@@ -412,6 +432,7 @@ class PrimaryIndexer:
             containers[-1].index + 1,
             rewards,
             potential,
+            self.fees,
         )
 
     async def _rewards(self, blocks: Sequence[BlockRows]) -> list[tuple[int, UtxoRow]]:
