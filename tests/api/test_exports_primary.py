@@ -8,6 +8,7 @@ starts one and reads its status."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -122,8 +123,8 @@ def test_an_export_re_reads_to_the_listed_items(served: Served) -> None:
     pchain, xchain = _ids(served)
     seen = 0
     for wallet in served.wallets:
-        body = {"type": "TRANSACTION_EXPORT_PRIMARY_NETWORK",
-                "options": {"addresses": [f"X-{wallet}"], "includeChains": ["p-chain", "x-chain"]}}  # fmt: skip
+        options = {"addresses": [f"X-{wallet}"], "includeChains": ["p-chain", "x-chain"]}
+        body = {"type": "TRANSACTION_EXPORT_PRIMARY_NETWORK", "options": options}
         status, text = _export(served, body)
         assert status["operationStatus"] == "COMPLETED"
         files = _by_chain(text)
@@ -159,8 +160,6 @@ def test_a_date_range_and_the_staking_type(served: Served) -> None:
 
 
 def _date(unix: int) -> str:
-    import datetime
-
     return datetime.datetime.fromtimestamp(unix, datetime.UTC).date().isoformat()
 
 
