@@ -180,3 +180,17 @@ def test_the_official_client_reads_every_operation(indexed: Indexed) -> None:
             body = result.unwrap()
             assert body["results"] == client.get(path).json()["results"], call.fn
             assert body["results"], call.fn
+
+
+def test_a_store_indexed_before_the_ledger_replays_it_from_the_node(indexed: Indexed) -> None:
+    """A P-Chain indexed before schema 23 has blocks but no ledger: the next sync fetches the
+    blocks from the first L1 tx on again and leaves the ledger as a lockstep one."""
+    db = indexed.db
+    tables = ("l1_fee_days", "l1_fee_balances", "l1_fee_events", "l1_fee_ledger")
+    before = {t: db.query(f"SELECT * FROM {t} ORDER BY 1, 2, 3") for t in tables}
+    assert before["l1_fee_days"]
+    with db.transaction() as w:
+        for table in tables:
+            w.execute(f"DELETE FROM {table}")
+    asyncio.run(_sync(db, indexed.devnet.base))
+    assert {t: db.query(f"SELECT * FROM {t} ORDER BY 1, 2, 3") for t in tables} == before

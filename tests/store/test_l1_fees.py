@@ -179,3 +179,30 @@ def test_the_ledger_charges_what_the_chain_charged(tmp_path: Path) -> None:
     for table in ("l1_fee_days", "l1_fee_balances", "l1_fee_events", "l1_fee_ledger"):
         query = f"SELECT * FROM {table} ORDER BY 1, 2, 3"
         assert db.query(query) == other.query(query), table
+
+
+def test_a_ledger_behind_the_checkpoint_says_where_to_replay_from(tmp_path: Path) -> None:
+    """store/l1_fees.lag for a store indexed before the ledger: no L1 tx, the ledger starts at
+    the checkpoint; an L1 tx, just before its block; in step, nothing."""
+    chain = new_chain()
+    subnet, validators, wallet = _setup(chain)
+    db = _db(tmp_path / "p.db")
+    _write(db, chain.blocks)  # the genesis and the subnet's block
+    with db.transaction() as w:
+        w.execute("DELETE FROM l1_fee_ledger")
+    assert l1_fees.lag(db, PCHAIN, CONFIG) is None
+    (height,) = db.query("SELECT height FROM l1_fee_ledger")[0]
+    assert height == chain.height
+    convert = wallet.build(
+        lambda base: ConvertSubnetToL1Tx(
+            base, subnet, ID(b"\x06" * 32), b"\x09" * 20, validators, Input((0,))
+        ),
+        spend=sum(v.balance for v in validators),
+        auth=[[EWOQ_KEY]],
+    )
+    blocks = _accept(chain, convert, FIRST)
+    _write(db, blocks + _accept(chain, wallet.build(BaseTx), FIRST + 100))
+    assert l1_fees.lag(db, PCHAIN, CONFIG) is None  # in step
+    with db.transaction() as w:
+        w.execute("DELETE FROM l1_fee_ledger")
+    assert l1_fees.lag(db, PCHAIN, CONFIG) == blocks[0].height

@@ -40,7 +40,7 @@ from snowfield.indexer.primary_extraction import (
 from snowfield.indexer.validator_observer import ValidatorObserver
 from snowfield.indexer.xchain import sync_xchain
 from snowfield.rpc.client import RpcClient, RpcError
-from snowfield.store import l1_fee_math, primary, primary_queries, vertices
+from snowfield.store import l1_fee_math, l1_fees, primary, primary_queries, vertices
 from snowfield.store.database import Database
 from snowfield.store.l1_fee_math import FeeConfig
 from snowfield.store.primary_rows import BlockRows, StakerRow, UtxoRow
@@ -284,6 +284,7 @@ class PrimaryIndexer:
     async def sync(self, progress: Progress | None = None) -> int:
         """Indexes every container the node has accepted; returns the next index."""
         net = await self.prepare()
+        await self._catch_up_fees(net.pchain)
         done = await asyncio.to_thread(primary.checkpoint, self.db, net.pchain)
         start = 0 if done is None else done.next_index
         last = await self.source.last_index()
@@ -341,6 +342,27 @@ class PrimaryIndexer:
                 self.db, self.source.cblocks, net.cchain, self.addresses, self.batch_size
             )
         return start
+
+    async def _catch_up_fees(self, pchain: str) -> None:
+        """Replays the L1 fee ledger over the blocks indexed before it existed: their
+        containers are fetched again for their times and L1 txs (store/l1_fees.lag)."""
+        assert self.fees is not None and self.addresses is not None
+        first = await asyncio.to_thread(l1_fees.lag, self.db, pchain, self.fees)
+        done = await asyncio.to_thread(primary.checkpoint, self.db, pchain)
+        if first is None or done is None:
+            return
+        offset = done.height - (done.next_index - 1)  # block height of index 0
+        start = max(first - offset, 0)
+        log.info("replaying L1 validator fees from P-Chain height %d", first)
+        extraction = InlineExtraction(self.addresses)
+        while start < done.next_index:
+            containers = await self.source.containers(start, self.batch_size)
+            if not containers:
+                return
+            containers = [c for c in containers if c.index < done.next_index]
+            blocks = await extraction.blocks(containers)
+            await asyncio.to_thread(primary.write_fees, self.db, pchain, blocks, self.fees)
+            start = containers[-1].index + 1
 
     def _fetch(self, start: int, last: int) -> asyncio.Task[list[Container] | None]:
         """The batch from `start` (None past `last` or when the node has none)."""

@@ -201,6 +201,43 @@ def _save(w: Any, pchain: str, ledger: _Ledger) -> None:
     )
 
 
+L1_TX_TYPES = (
+    "ConvertSubnetToL1Tx",
+    "RegisterL1ValidatorTx",
+    "IncreaseL1ValidatorBalanceTx",
+    "DisableL1ValidatorTx",
+    "SetL1ValidatorWeightTx",
+)
+
+
+def lag(db: Any, pchain: str, config: FeeConfig | None) -> int | None:
+    """The first block height the ledger still has to be replayed from, or None when it is in
+    step with the P-Chain's checkpoint: a store whose P-Chain was indexed before the ledger
+    existed (schema 23). Its blocks before the first L1 tx change nothing (no validator pays),
+    so the ledger starts just before it, or at the checkpoint when there is none."""
+    done = db.query_one("SELECT height, timestamp FROM p_checkpoints WHERE pchain = ?", (pchain,))
+    if done is None:
+        return None
+    row = db.query_one("SELECT height FROM l1_fee_ledger WHERE pchain = ?", (pchain,))
+    if row is not None:
+        return None if int(row[0]) >= int(done[0]) else int(row[0]) + 1
+    first = db.query_one(
+        f"SELECT MIN(height) FROM p_txs WHERE pchain = ? AND tx_type IN {in_list(L1_TX_TYPES)}",
+        (pchain, *L1_TX_TYPES),
+    )
+    start = int(done[0]) + 1 if first is None or first[0] is None else int(first[0])
+    before = db.query_one(
+        "SELECT timestamp FROM p_blocks WHERE pchain = ? AND height < ?"
+        " ORDER BY height DESC LIMIT 1",
+        (pchain, start),
+    )
+    ledger = _Ledger(start - 1, None if before is None else int(before[0]), 0,
+                     config or l1_fee_math.MAINNET, {})  # fmt: skip
+    with db.transaction() as w:
+        _save(w, pchain, ledger)
+    return None if start > int(done[0]) else start
+
+
 def unwind(w: Any, pchain: str, height: int, batch: int = 10_000) -> None:
     """Undoes the ledger past `height`: its later events go, and the rest is replayed from the
     stored blocks' times (the days, balances and fee state are derived, so they are rebuilt)."""

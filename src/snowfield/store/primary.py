@@ -134,6 +134,13 @@ def write_blocks(
         )
 
 
+def write_fees(db: Database, pchain: str, blocks: Sequence[BlockRows], fees: FeeConfig) -> None:
+    """Replays the L1 validator fee ledger over blocks written before it existed (their other
+    rows are in the store already)."""
+    with db.transaction() as w:
+        l1_fees.advance(w, pchain, [_fee_block(b) for b in blocks], fees)
+
+
 def _fee_block(b: BlockRows) -> l1_fees.Block:
     # An option block keeps its proposal's chain time (its own stamp is the wrapper's).
     return b.height, None if b.option else b.timestamp, b.l1_events

@@ -408,8 +408,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
     # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
     19: (copy_native_documents,),
-    # The L1 validator fee ledger and its days (store/l1_fees.py). It starts empty: it is
-    # replayed from the L1 txs of the P-Chain blocks written from here on.
+    # The L1 validator fee ledger and its days (store/l1_fees.py). It starts empty: the
+    # primary indexer replays it from the node's blocks (l1_fees.lag) at its next sync.
     23: l1_fee_schema.TABLES,
 }
 
