@@ -15,6 +15,7 @@ daily fees. `unwind` replays the ledger from the events it keeps up to a height.
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,9 +38,16 @@ Charges = Counter[tuple[str, int]]  # (validation, day) -> nAVAX
 
 @dataclass(slots=True)
 class _Validation:
+    """A validation as the replay holds it. Fees accrue lazily, as avalanchego accrues them:
+    the ledger counts `accrued`, what one validator has paid since the batch began; an active
+    validation runs out when `accrued` reaches its `end`, and its fees up to `mark` are
+    attributed to days. So a block costs O(1), not O(active validators)."""
+
     subnet: str
     node: str
-    balance: int
+    balance: int  # as of `mark`
+    end: int = 0  # the `accrued` at which it runs out (active ones)
+    mark: int = 0  # the `accrued` up to which its fees went to their day
 
 
 @dataclass(slots=True)
@@ -50,6 +58,10 @@ class _Ledger:
     config: FeeConfig
     balances: dict[str, _Validation]
     dirty: set[str] = field(default_factory=set)
+    accrued: int = 0
+    active: set[str] = field(default_factory=set)
+    ends: list[tuple[int, str]] = field(default_factory=list)  # a heap of (end, validation)
+    open_day: int = 0  # the day of the fees accrued since the last settlement
 
 
 def advance(w: Any, pchain: str, blocks: Iterable[Block], config: FeeConfig | None) -> None:
@@ -65,12 +77,14 @@ def advance(w: Any, pchain: str, blocks: Iterable[Block], config: FeeConfig | No
         if time is not None:
             _charge(ledger, time, charges)
         for seq, event in enumerate(block_events):
-            _apply(ledger, event)
+            _apply(ledger, event, charges)
             events.append((pchain, height, seq, event.kind, event.validation_id,
                            event.subnet_id, event.node_id, event.amount))  # fmt: skip
         ledger.height = height
     if ledger.height == start:
         return
+    for v in list(ledger.active):
+        _settle(ledger, v, charges)
     w.executemany(
         "INSERT INTO l1_fee_events (pchain, height, seq, kind, validation_id, subnet_id,"
         " node_id, amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -88,7 +102,7 @@ def _load(w: Any, pchain: str, config: FeeConfig | None) -> _Ledger:
         (pchain,),
     )
     balances = {
-        str(v): _Validation(str(s), str(n), int(b))
+        str(v): _Validation(str(s), str(n), int(b), int(b))
         for v, s, n, b in w.query(
             "SELECT validation_id, subnet_id, node_id, balance FROM l1_fee_balances"
             " WHERE pchain = ?",
@@ -96,50 +110,95 @@ def _load(w: Any, pchain: str, config: FeeConfig | None) -> _Ledger:
         )
     }
     if not row:
-        return _Ledger(-1, None, 0, config or l1_fee_math.MAINNET, balances)
-    height, time, excess, *stored = row[0]
-    # The node's answer wins: a network upgrade may change the configuration.
-    kept = config or FeeConfig(*(int(x) for x in stored))
-    return _Ledger(int(height), None if time is None else int(time), int(excess), kept, balances)
+        ledger = _Ledger(-1, None, 0, config or l1_fee_math.MAINNET, balances)
+    else:
+        height, time, excess, *stored = row[0]
+        # The node's answer wins: a network upgrade may change the configuration.
+        kept = config or FeeConfig(*(int(x) for x in stored))
+        ledger = _Ledger(int(height), None if time is None else int(time), int(excess), kept,
+                         balances)  # fmt: skip
+    for v, state in balances.items():
+        if state.balance > 0:
+            _activate(ledger, v)
+    return ledger
+
+
+def _activate(ledger: _Ledger, v: str) -> None:
+    ledger.active.add(v)
+    heapq.heappush(ledger.ends, (ledger.balances[v].end, v))
+
+
+def _settle(ledger: _Ledger, v: str, charges: Charges) -> None:
+    """Attributes what `v` paid since its mark to the open day."""
+    state = ledger.balances[v]
+    upto = min(state.end, ledger.accrued)
+    if upto > state.mark:
+        charges[(v, ledger.open_day)] += upto - state.mark
+        state.balance -= upto - state.mark
+        state.mark = upto
+        ledger.dirty.add(v)
 
 
 def _charge(ledger: _Ledger, to: int, charges: Charges) -> None:
     """Every active validator pays each second from the ledger's time to `to`, by day; the
-    set (and so the excess's drift) is the one of the interval's start, as on the node."""
+    set (and so the excess's drift) is the one of the interval's start, as on the node. Those
+    whose balance ran out are deactivated at `to` (AdvanceTimeTo)."""
     if ledger.time is None or to <= ledger.time:
         ledger.time = to if ledger.time is None else ledger.time
         return
-    active = [v for v, s in ledger.balances.items() if s.balance > 0]
-    config, at = ledger.config, ledger.time
-    if not active:
+    config, at, current = ledger.config, ledger.time, len(ledger.active)
+    if not current:
         ledger.excess = l1_fee_math.advance(config, 0, ledger.excess, to - at)
         at = to
     while at < to:
         day = bucket_start("day", at)
         stop = min(to, day + DAY)
-        cost = l1_fee_math.cost_of(config, len(active), ledger.excess, stop - at)
-        ledger.excess = l1_fee_math.advance(config, len(active), ledger.excess, stop - at)
-        for v in active:
-            state = ledger.balances[v]
-            paid = min(state.balance, cost)
-            if paid:
-                state.balance -= paid
-                charges[(v, day)] += paid
-                ledger.dirty.add(v)
+        ledger.open_day = day
+        ledger.accrued += l1_fee_math.cost_of(config, current, ledger.excess, stop - at)
+        ledger.excess = l1_fee_math.advance(config, current, ledger.excess, stop - at)
+        if stop == day + DAY:  # the day is over: its fees go to it
+            for v in ledger.active:
+                _settle(ledger, v, charges)
         at = stop
     ledger.time = to
+    while ledger.ends and ledger.ends[0][0] <= ledger.accrued:
+        end, v = heapq.heappop(ledger.ends)
+        if v in ledger.active and ledger.balances[v].end == end:
+            _deactivate(ledger, v, charges)
 
 
-def _apply(ledger: _Ledger, event: L1Event) -> None:
+def _deactivate(ledger: _Ledger, v: str, charges: Charges) -> None:
+    _settle(ledger, v, charges)
+    state = ledger.balances[v]
+    state.balance, state.end = 0, state.mark
+    ledger.active.discard(v)
+    ledger.dirty.add(v)
+
+
+def _apply(ledger: _Ledger, event: L1Event, charges: Charges) -> None:
     v = event.validation_id
     known = ledger.balances.get(v)
     if event.kind == "add":
-        ledger.balances[v] = _Validation(event.subnet_id, event.node_id, event.amount)
+        ledger.balances[v] = _Validation(
+            event.subnet_id, event.node_id, event.amount, ledger.accrued + event.amount,
+            ledger.accrued,
+        )  # fmt: skip
+        if event.amount > 0:
+            _activate(ledger, v)
     elif known is None:
         return  # a change to a validation the ledger never saw added (not indexed from genesis)
     elif event.kind == "topup":
-        known.balance += event.amount
-    else:  # disable, remove: the rest is refunded
+        if v in ledger.active:
+            known.end += event.amount
+            known.balance += event.amount
+            heapq.heappush(ledger.ends, (known.end, v))
+        else:
+            known.balance, known.mark = event.amount, ledger.accrued
+            known.end = ledger.accrued + event.amount
+            _activate(ledger, v)
+    elif v in ledger.active:  # disable, remove: the rest is refunded
+        _deactivate(ledger, v, charges)
+    else:
         known.balance = 0
     ledger.dirty.add(v)
 
