@@ -177,8 +177,8 @@ def test_jobs_belong_to_their_key(filled: Database, served: tuple[httpx.Client, 
                 "type": "TRANSACTION_EXPORT_PRIMARY_NETWORK",
                 "options": {"includeChains": ["p-chain"]},
             },
-            400,
-            "PRIMARY_NETWORK",
+            404,  # this store indexes no primary network (tests/api/test_exports_primary.py)
+            "primary network",
         ),
     ],
 )

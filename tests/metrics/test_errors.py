@@ -193,6 +193,10 @@ def test_openapi(base: str) -> None:
                                       "/v2/networks/{network}/metrics/{metric}",
                                       "/v2/subnets/{subnetId}/validators:getAddresses",
                                       "/v2/chains/43114/btcb/bridged:getAddresses",
+                                      "/v2/validators/metrics/{metric}",
+                                      "/v2/validation/{l1ValidationId}/metrics/{metric}",
+                                      "/v2/validator/{nodeId}/metrics/{metric}",
+                                      "/v2/subnet/{subnetId}/metrics/{metric}",
                                       }  # fmt: skip
     params = document["paths"]["/v2/chains/{chainId}/metrics/{metric}"]["get"]["parameters"]
     size = next(p for p in params if p["name"] == "pageSize")["schema"]

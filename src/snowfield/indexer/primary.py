@@ -40,8 +40,9 @@ from snowfield.indexer.primary_extraction import (
 from snowfield.indexer.validator_observer import ValidatorObserver
 from snowfield.indexer.xchain import sync_xchain
 from snowfield.rpc.client import RpcClient, RpcError
-from snowfield.store import primary, primary_queries, vertices
+from snowfield.store import l1_fee_math, l1_fees, primary, primary_queries, vertices
 from snowfield.store.database import Database
+from snowfield.store.l1_fee_math import FeeConfig
 from snowfield.store.primary_rows import BlockRows, StakerRow, UtxoRow
 
 log = logging.getLogger("snowfield.indexer.primary")
@@ -185,6 +186,22 @@ class PlatformSource:
                     out[str(staker["txID"])] = (start, int(staker["potentialReward"]))
         return out
 
+    async def validator_fee_config(self) -> FeeConfig:
+        """What the node charges L1 validators (platform.getValidatorFeeConfig); avalanchego's
+        mainnet configuration from a node older than the method."""
+        try:
+            got = await self.platform.call_object("platform.getValidatorFeeConfig", {})
+        except RpcError as err:
+            if err.code == METHOD_NOT_FOUND:
+                return l1_fee_math.MAINNET
+            raise
+        return FeeConfig(
+            int(got["capacity"]),
+            int(got["target"]),
+            int(got["minPrice"]),
+            int(got["excessConversionConstant"]),
+        )
+
     async def block_at(self, height: int) -> bytes:
         got = await self.platform.call_object(
             "platform.getBlockByHeight", {"height": height, "encoding": "hex"}
@@ -253,17 +270,21 @@ class PrimaryIndexer:
         self.network: primary.PrimaryNetwork | None = None
         self.addresses: Addresses | None = None
         self.observer = ValidatorObserver(source.platform, source.info)
+        self.fees: FeeConfig | None = None
 
     async def prepare(self) -> primary.PrimaryNetwork:
         if self.network is None:
             self.network = await self.source.network()
             self.addresses = Addresses(self.network.hrp)
             await asyncio.to_thread(primary.record_network, self.db, self.network)
+        if self.fees is None:
+            self.fees = await self.source.validator_fee_config()
         return self.network
 
     async def sync(self, progress: Progress | None = None) -> int:
         """Indexes every container the node has accepted; returns the next index."""
         net = await self.prepare()
+        await self._catch_up_fees(net.pchain)
         done = await asyncio.to_thread(primary.checkpoint, self.db, net.pchain)
         start = 0 if done is None else done.next_index
         last = await self.source.last_index()
@@ -321,6 +342,27 @@ class PrimaryIndexer:
                 self.db, self.source.cblocks, net.cchain, self.addresses, self.batch_size
             )
         return start
+
+    async def _catch_up_fees(self, pchain: str) -> None:
+        """Replays the L1 fee ledger over the blocks indexed before it existed: their
+        containers are fetched again for their times and L1 txs (store/l1_fees.lag)."""
+        assert self.fees is not None and self.addresses is not None
+        first = await asyncio.to_thread(l1_fees.lag, self.db, pchain, self.fees)
+        done = await asyncio.to_thread(primary.checkpoint, self.db, pchain)
+        if first is None or done is None:
+            return
+        offset = done.height - (done.next_index - 1)  # block height of index 0
+        start = max(first - offset, 0)
+        log.info("replaying L1 validator fees from P-Chain height %d", first)
+        extraction = InlineExtraction(self.addresses)
+        while start < done.next_index:
+            containers = await self.source.containers(start, self.batch_size)
+            if not containers:
+                return
+            containers = [c for c in containers if c.index < done.next_index]
+            blocks = await extraction.blocks(containers)
+            await asyncio.to_thread(primary.write_fees, self.db, pchain, blocks, self.fees)
+            start = containers[-1].index + 1
 
     def _fetch(self, start: int, last: int) -> asyncio.Task[list[Container] | None]:
         """The batch from `start` (None past `last` or when the node has none)."""
@@ -412,6 +454,7 @@ class PrimaryIndexer:
             containers[-1].index + 1,
             rewards,
             potential,
+            self.fees,
         )
 
     async def _rewards(self, blocks: Sequence[BlockRows]) -> list[tuple[int, UtxoRow]]:

@@ -42,6 +42,10 @@ PRIMARY: dict[str, str] = {
     "p_subnets": "pchain, subnet_id",
     "p_chains": "pchain, blockchain_id",
     "p_checkpoints": "pchain",
+    "l1_fee_events": "pchain, height, seq",
+    "l1_fee_ledger": "pchain",
+    "l1_fee_balances": "pchain, validation_id",
+    "l1_fee_days": "pchain, scope, member, day",
 }
 
 

@@ -7,8 +7,9 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from snowfield.store import primary_blocks, sql, staking_rollups
+from snowfield.store import l1_fees, primary_blocks, sql, staking_rollups
 from snowfield.store.database import Database, Writer
+from snowfield.store.l1_fee_math import FeeConfig
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
@@ -108,10 +109,12 @@ def write_blocks(
     next_index: int,
     rewards: Sequence[tuple[int, UtxoRow]] = (),
     potential: Mapping[str, int] | None = None,
+    fees: FeeConfig | None = None,
 ) -> None:
     """Writes consecutive blocks, the reward UTXOs they paid (each with the height of the
-    commit block that paid it, one of `blocks`) and the stakers' potential rewards, and moves
-    the checkpoint past them, atomically."""
+    commit block that paid it, one of `blocks`) and the stakers' potential rewards, charges
+    the L1 validators' fees up to them (`fees`: the node's validator fee configuration), and
+    moves the checkpoint past them, atomically."""
     if not blocks:
         return
     times = {b.height: b.timestamp for b in blocks}
@@ -121,6 +124,7 @@ def write_blocks(
         _insert_utxos(w, pchain, [(u, height, times[height]) for height, u in rewards])
         _write_documents(w, pchain, _touched(blocks) | {u.tx_id for _, u in rewards})
         _write_potential(w, pchain, potential or {})
+        l1_fees.advance(w, pchain, [_fee_block(b) for b in blocks], fees)
         w.execute(
             "INSERT INTO p_checkpoints (pchain, next_index, height, block_id, timestamp)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (pchain) DO UPDATE SET"
@@ -128,6 +132,18 @@ def write_blocks(
             " block_id = excluded.block_id, timestamp = excluded.timestamp",
             (pchain, next_index, last.height, last.block_id, last.timestamp),
         )
+
+
+def write_fees(db: Database, pchain: str, blocks: Sequence[BlockRows], fees: FeeConfig) -> None:
+    """Replays the L1 validator fee ledger over blocks written before it existed (their other
+    rows are in the store already)."""
+    with db.transaction() as w:
+        l1_fees.advance(w, pchain, [_fee_block(b) for b in blocks], fees)
+
+
+def _fee_block(b: BlockRows) -> l1_fees.Block:
+    # An option block keeps its proposal's chain time (its own stamp is the wrapper's).
+    return b.height, None if b.option else b.timestamp, b.l1_events
 
 
 def _write_potential(w: Writer, pchain: str, potential: Mapping[str, int]) -> None:

@@ -82,6 +82,20 @@ class ConversionRow:
 
 
 @dataclass(frozen=True, slots=True)
+class L1Event:
+    """What a tx does to an L1 validator's fee balance: "add" (ConvertSubnetToL1Tx's
+    validators, RegisterL1ValidatorTx: the balance it starts with), "topup"
+    (IncreaseL1ValidatorBalanceTx: `amount` more), "disable" (DisableL1ValidatorTx) or "remove"
+    (SetL1ValidatorWeightTx to weight 0): the balance left is refunded, none is charged after."""
+
+    kind: str
+    validation_id: str
+    subnet_id: str = ""
+    node_id: str = ""
+    amount: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class TxRow:
     tx_id: str
     tx_type: str
@@ -110,6 +124,7 @@ class BlockRows:
     chains: list[PChainRow] = field(default_factory=list)
     conversions: list[ConversionRow] = field(default_factory=list)
     rewarding: list[str] = field(default_factory=list)  # staking txs rewarded (committed here)
+    l1_events: list[L1Event] = field(default_factory=list)  # fee balance changes, in tx order
     option: str | None = None  # "commit" / "abort" for option blocks
     detail: BlockDetail | None = None  # what the block operations show of its bytes
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from snowfield.store import icm_counts, staking_rollups
+from snowfield.store import icm_counts, l1_fee_schema, staking_rollups
 from snowfield.store.c_atomic_schema import C_ATOMIC_TABLES
 from snowfield.store.evm_schema import (
     ADDRESS_TXS_BY_BLOCK,
@@ -40,7 +40,7 @@ from snowfield.store.validator_schema import (
 from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 19
+SCHEMA_VERSION = 23
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -309,6 +309,7 @@ TABLES: tuple[str, ...] = (
     icm_counts.TABLE,
     ICM_BY_TIME,
     staking_rollups.TABLE,
+    *l1_fee_schema.TABLES,
     *P_BLOCK_DETAILS,
     *VALIDATOR_STATE_TABLES,
     *NETWORK_INDEXES,
@@ -407,6 +408,9 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
     # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
     19: (copy_native_documents,),
+    # The L1 validator fee ledger and its days (store/l1_fees.py). It starts empty: the
+    # primary indexer replays it from the node's blocks (l1_fees.lag) at its next sync.
+    23: l1_fee_schema.TABLES,
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

@@ -21,7 +21,7 @@ from snowfield.api.errors import status_of
 from snowfield.api.gate import Gate, RatePolicy
 from snowfield.api.metrics import chains as metric_chains
 from snowfield.api.metrics import icm as metric_icm
-from snowfield.api.metrics import looking_glass, rolling, staking
+from snowfield.api.metrics import l1_fees, looking_glass, rolling, staking
 from snowfield.api.metrics.context import Clock, MetricsContext, MetricsService
 from snowfield.api.metrics.openapi import metrics_openapi
 from snowfield.api.metrics.params import (
@@ -143,6 +143,7 @@ OPERATIONS = (
     *metric_icm.OPERATIONS,
     *rolling.OPERATIONS,
     *staking.OPERATIONS,
+    *l1_fees.OPERATIONS,
     *looking_glass.OPERATIONS,
 )
 

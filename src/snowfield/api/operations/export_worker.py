@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from snowfield.api.operations.export_primary import PRIMARY, run_primary_export
 from snowfield.api.operations.export_run import Halted, LeaseLost, run_export
 from snowfield.store import export_jobs
 from snowfield.store.database import Database
@@ -48,8 +49,9 @@ class ExportWorker:
         job = export_jobs.claim_job(self.db, self.owner, self.lease, clock=self.clock)
         if job is None:
             return False
+        run = run_primary_export if job.kind in PRIMARY else run_export
         try:
-            outcome = run_export(
+            outcome = run(
                 self.db, job, self.owner, lease=self.lease, max_rows=self.max_rows,
                 clock=self.clock, halted=self._halt.is_set,
             )  # fmt: skip

@@ -9,7 +9,6 @@ the real service's links do."""
 
 from __future__ import annotations
 
-import datetime
 import hmac
 import re
 import secrets
@@ -22,6 +21,8 @@ from starlette.types import Scope, Send
 
 from snowfield.api.errors import send_error
 from snowfield.api.operation import Context, Json, Operation, call_store
+from snowfield.api.operations.export_primary import PRIMARY, create_primary
+from snowfield.api.operations.export_request import dates, strings
 from snowfield.api.params import Param
 from snowfield.api.responses import Endpoint, Headers
 from snowfield.errors import Forbidden, InvalidParams, NotFound
@@ -31,17 +32,10 @@ from snowfield.store.export_jobs import ExportJob
 from snowfield.store.keys import ApiKey
 
 EVM = "TRANSACTION_EXPORT_EVM"
-PRIMARY = (
-    "TRANSACTION_EXPORT_PRIMARY_NETWORK",
-    "TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING",
-    "TRANSACTION_EXPORT_PRIMARY_NETWORK_SIMPLE",
-)
 MAX_ADDRESSES = 100
 MAX_CHAINS = 10
 DOWNLOAD_PATH = "/v1/operations/{operationId}/download"
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
-_TOP = frozenset({"type", "firstDate", "lastDate", "startDate", "endDate", "options"})
 
 OPERATION_ID = Param(
     "operationId",
@@ -51,59 +45,19 @@ OPERATION_ID = Param(
 )
 
 
-def _date(body: Mapping[str, Any], *names: str) -> str | None:
-    """The first of `names` given, as a checked YYYY-MM-DD date."""
-    for name in names:
-        value = body.get(name)
-        if value is None:
-            continue
-        if not isinstance(value, str) or not _DATE.fullmatch(value):
-            raise InvalidParams(f"{name} must be a date as YYYY-MM-DD")
-        try:
-            datetime.date.fromisoformat(value)
-        except ValueError:
-            raise InvalidParams(f"{name} is not a calendar date") from None
-        return value
-    return None
-
-
-def _strings(options: Mapping[str, Any], name: str, most: int) -> list[str]:
-    value = options.get(name)
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise InvalidParams(f"options.{name} must be a non-empty array of strings")
-    if len(value) > most:
-        raise InvalidParams(f"options.{name} may list at most {most} values")
-    return list(dict.fromkeys(value))
-
-
 def evm_request(body: Mapping[str, Any]) -> dict[str, Any]:
     """The EVM export request, checked and normalised (deprecated date names → new ones)."""
-    unknown = sorted(set(body) - _TOP)
-    if unknown:
-        raise InvalidParams(f"unknown field {unknown[0]}")
-    first = _date(body, "firstDate", "startDate")
-    last = _date(body, "lastDate", "endDate")
-    if first is not None and last is not None and last < first:
-        raise InvalidParams("lastDate must not be before firstDate")
-    options = body.get("options")
-    if not isinstance(options, dict):
-        raise InvalidParams("options is required: {addresses, includeChains}")
+    span, options = dates(body, "{addresses, includeChains}")
     extra = sorted(set(options) - {"addresses", "includeChains"})
     if extra:
         raise InvalidParams(f"unknown field options.{extra[0]}")
-    addresses = _strings(options, "addresses", MAX_ADDRESSES)
+    addresses = strings(options, "addresses", MAX_ADDRESSES)
     bad = next((a for a in addresses if not _ADDRESS.fullmatch(a)), None)
     if bad is not None:
         raise InvalidParams("options.addresses must be EVM addresses (0x and 40 hex digits)")
-    chains = _strings(options, "includeChains", MAX_CHAINS)
-    out: dict[str, Any] = {"type": EVM}
-    if first is not None:
-        out["firstDate"] = first
-    if last is not None:
-        out["lastDate"] = last
+    chains = strings(options, "includeChains", MAX_CHAINS)
     addresses = list(dict.fromkeys(a.lower() for a in addresses))
-    out["options"] = {"addresses": addresses, "includeChains": chains}
-    return out
+    return {"type": EVM, **span, "options": {"addresses": addresses, "includeChains": chains}}
 
 
 def _check_chains(db: Database, refs: list[str], key: ApiKey | None) -> None:
@@ -153,9 +107,8 @@ async def create_export(ctx: Context) -> Json:
     body = ctx.args["body"]
     kind = body.get("type")
     if kind in PRIMARY:
-        raise InvalidParams(
-            f"{kind} exports are not served by this deployment: only {EVM} (see docs)"
-        )
+        job = await ctx.run(create_primary, ctx.db, kind, body, ctx.key)
+        return status_body(job, ctx.public_url)
     if kind != EVM:
         raise InvalidParams(f"type must be one of {EVM}, {', '.join(PRIMARY)}")
     job = await ctx.run(_create, ctx.db, evm_request(body), ctx.key)
@@ -217,8 +170,9 @@ OPERATIONS = (
     Operation(
         "postTransactionExportJob",
         "/v1/operations/transactions:export",
-        "Start an export of an address's EVM transactions (CSV) on the chains named, in a date"
-        " range; GET /v1/operations/{operationId} tells its progress and, when done, its file.",
+        "Start an export of addresses' EVM or primary-network (P-, X-Chain) transactions (CSV)"
+        " on the chains named, in a date range; GET /v1/operations/{operationId} tells its"
+        " progress and, when done, its file.",
         "Operations",
         (),
         "OperationStatusResponse",

@@ -18,7 +18,7 @@ FUJI_X = "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"
 MAINNET_C = "2q9e4r6Mu3U68nU1fYjgbR6JvwrRx36CohpAX5UQxse55x1Q5"
 FUJI_C = "yH8D7ThNJkxmtkuv2jgBa4P1Rn3Qpr4pPr7QYNfcdoS6k6HWp"
 # The real service's BlockchainId: each chain by alias or by its mainnet / test-network id.
-_CHAINS = {
+CHAINS = {
     "p-chain": ("P", None),
     P_ID: ("P", None),
     "x-chain": ("X", None),
@@ -57,7 +57,7 @@ async def target(ctx: Context) -> Target:
     """The chain `blockchainId` names on `network`: 400 for another network's id, 404 when the
     network is not indexed."""
     named = ctx.args["blockchainId"]
-    chain, mainnet = _CHAINS[named]
+    chain, mainnet = CHAINS[named]
     if mainnet is not None and mainnet != (ctx.args["network"] == "mainnet"):
         raise InvalidParams(f"blockchainId {named} is not a chain of {ctx.args['network']}")
     return Target(chain, await indexed_network(ctx))

@@ -29,17 +29,18 @@ from snowfield.api.primary.primary_network import (
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.ids import ID
 from snowfield.store import p_address_queries, primary_documents
+from snowfield.store.database import Database
 from snowfield.store.p_address_queries import TxFilter
+from snowfield.store.primary import PrimaryNetwork
 
 TX_HASH = Param("txHash", "path", "The transaction's id (cb58).", required=True)
 
 
-async def _documents(ctx: Context, t: Target, tx_ids: Sequence[str]) -> list[orjson.Fragment]:
-    pchain = t.net.pchain
-    docs = await ctx.run(
-        primary_documents.render_stored, ctx.db, pchain, t.net.avax_asset, list(tx_ids)
-    )
-    states = await ctx.run(p_address_queries.staker_states, ctx.db, pchain, list(tx_ids))
+def p_documents(db: Database, net: PrimaryNetwork, tx_ids: Sequence[str]) -> list[orjson.Fragment]:
+    """The PChainTransaction resources of these txs, in their order (blocking: the export
+    worker calls it in its thread, the handlers through ctx.run)."""
+    docs = primary_documents.render_stored(db, net.pchain, net.avax_asset, list(tx_ids))
+    states = p_address_queries.staker_states(db, net.pchain, list(tx_ids))
     return [
         primary_documents.with_state(
             docs[tx], primary_documents.staker_state(*states.get(tx, (None, None)))
@@ -47,6 +48,10 @@ async def _documents(ctx: Context, t: Target, tx_ids: Sequence[str]) -> list[orj
         for tx in tx_ids
         if tx in docs
     ]
+
+
+async def _documents(ctx: Context, t: Target, tx_ids: Sequence[str]) -> list[orjson.Fragment]:
+    return await ctx.run(p_documents, ctx.db, t.net, tx_ids)
 
 
 async def get_tx(ctx: Context) -> Json:

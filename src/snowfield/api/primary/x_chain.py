@@ -21,6 +21,7 @@ from snowfield.api.primary.x_documents import Assets
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.ids import ID
 from snowfield.store import primary_queries, shared_memory, x_address_queries
+from snowfield.store.database import Database
 from snowfield.store.p_address_queries import LastActivity, TxFilter, UtxoFilter
 from snowfield.store.pagination import Page
 from snowfield.store.shared_memory import Shared
@@ -133,19 +134,25 @@ async def has_activity(ctx: Context, t: Target, address: str) -> bool:
     return await ctx.run(x_address_queries.has_activity, ctx.db, t.net.xchain, address)
 
 
-async def documents(ctx: Context, t: Target, txs: Sequence[XTx]) -> list[Json]:
+def documents_of(db: Database, t: Target, txs: Sequence[XTx]) -> list[Json]:
+    """The XChainTransaction resources of these txs (blocking: the export worker calls it in
+    its thread, the handlers through ctx.run)."""
     xchain = xchain_of(t)
     ids = [tx.tx_id for tx in txs]
-    emitted, consumed = await ctx.run(x_address_queries.tx_utxos, ctx.db, xchain, ids)
-    places = await ctx.run(x_address_queries.places, ctx.db, xchain, ids)
+    emitted, consumed = x_address_queries.tx_utxos(db, xchain, ids)
+    places = x_address_queries.places(db, xchain, ids)
     asset_ids = [u.asset_id for group in (emitted, consumed) for us in group.values() for u in us]
-    assets = await _assets(ctx, t, asset_ids + ids)
+    assets = Assets(t.net.avax_asset, x_address_queries.assets(db, xchain, asset_ids + ids))
     return [
         x_documents.transaction(
             assets, xchain, tx, emitted[tx.tx_id], consumed[tx.tx_id], places[tx.tx_id]
         )
         for tx in txs
     ]
+
+
+async def documents(ctx: Context, t: Target, txs: Sequence[XTx]) -> list[Json]:
+    return await ctx.run(documents_of, ctx.db, t, txs)
 
 
 async def get_tx(ctx: Context, t: Target, tx_hash: str) -> Json:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from snowfield.chains.platform.chain import PlatformChain
+from snowfield.chains.platform.gas import calculate_price
 from snowfield.errors import Conflict, InvalidParams, NotFound
 from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.codec import Packer
@@ -168,6 +169,22 @@ class PlatformService:
             "price": price,
             "timestamp": _time(now),
         }
+
+    def get_validator_fee_config(self, _: dict[str, Any]) -> dict[str, Any]:
+        """validators/fee.Config: what each active L1 validator pays per second."""
+        fees = self.chain.state.params.validator_fees
+        return {
+            "capacity": fees.capacity,
+            "target": fees.target,
+            "minPrice": fees.min_price,
+            "excessConversionConstant": fees.excess_conversion_constant,
+        }
+
+    def get_validator_fee_state(self, _: dict[str, Any]) -> dict[str, Any]:
+        """The last accepted block's L1 validator fee excess and the price it sets."""
+        fees, state = self.chain.state.params.validator_fees, self.chain.validator_fee_state
+        price = calculate_price(fees.min_price, state.excess, fees.excess_conversion_constant)
+        return {"excess": state.excess, "price": price, "timestamp": _time(self.chain.timestamp)}
 
     def get_balance(self, raw: dict[str, Any]) -> dict[str, Any]:
         balance = self.chain.balance(self.addresses(Params(raw)))
@@ -372,6 +389,8 @@ def platform_methods(
         "platform.getTx": service.get_tx,
         "platform.getFeeConfig": service.get_fee_config,
         "platform.getFeeState": service.get_fee_state,
+        "platform.getValidatorFeeConfig": service.get_validator_fee_config,
+        "platform.getValidatorFeeState": service.get_validator_fee_state,
         "platform.getBalance": service.get_balance,
         "platform.getHeight": service.get_height,
         "platform.getTimestamp": service.get_timestamp,
