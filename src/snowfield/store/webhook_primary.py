@@ -32,7 +32,7 @@ from snowfield.store.primary_queries import _UTXO_COLUMNS, _utxo
 from snowfield.store.primary_rows import BlockRows, UtxoRow
 from snowfield.store.primary_schema import split_list
 from snowfield.store.webhook_outbox import EVENT, PENDING, insert, message_id
-from snowfield.store.webhook_primary_balances import Owned, avax_of, balances, held_at
+from snowfield.store.webhook_primary_balances import Ledger, Owned, avax_of, balances
 
 EVENT_TYPE = "primary_network_address_activity"
 BALANCE_CHANGE, THRESHOLD, REWARD = "balance_change", "balance_threshold", "reward_distribution"
@@ -146,34 +146,44 @@ def enqueue(
         return 0
     network = w.query("SELECT avax_asset FROM primary_networks WHERE pchain = ?", (pchain,))
     batch = _Batch(pchain, str(network[0][0]), blocks, found, followers, now_ms=now_ms)
-    _tx_messages(w, batch, touched)
+    _tx_messages(w, batch, touched, rewards)
     _reward_messages(w, batch, rewards)
     insert(w, batch.rows)
     return len(batch.rows)
 
 
-def _tx_messages(w: Writer, batch: _Batch, touched: Mapping[str, set[str]]) -> None:
-    """balance_change and balance_threshold, block by block."""
+def _tx_messages(
+    w: Writer,
+    batch: _Batch,
+    touched: Mapping[str, set[str]],
+    rewards: Sequence[tuple[int, UtxoRow]],
+) -> None:
+    """balance_change and balance_threshold, block by block, from a ledger of the followed
+    addresses' UTXOs moved through the batch."""
+    first = batch.blocks[0].height
+    ledger = Ledger(w, batch.pchain, sorted(batch.followers), first - 1)
+    paid: dict[int, list[UtxoRow]] = {}
+    for height, u in rewards:
+        paid.setdefault(height, []).append(u)
+    hits = {t.tx_id: _hits(batch, touched.get(t.tx_id, set())) for b in batch.blocks for t in b.txs}
+    docs = render_stored(w, batch.pchain, batch.avax_asset, sorted(t for t, h in hits.items() if h))
     for block in batch.blocks:
-        hits = {
-            t.tx_id: _hits(batch, touched.get(t.tx_id, set())) for t in block.txs
-        }  # tx -> webhook -> followed addresses
-        hits = {tx: by_hook for tx, by_hook in hits.items() if by_hook}
-        if not hits:
+        hooks = {h for t in block.txs for h in hits[t.tx_id]}
+        # Read only for blocks that report: an active address holds many UTXOs.
+        before = []
+        if any(batch.hooks[h].threshold is not None for h in hooks):
+            before = ledger.owned(block.timestamp)
+        ledger.apply(block, paid.get(block.height, ()))
+        if not hooks:
             continue
-        addresses = sorted({a for by_hook in hits.values() for s in by_hook.values() for a in s})
-        after = held_at(w, batch.pchain, addresses, block.height, block.timestamp)
-        before: list[Owned] | None = None
-        if any(batch.hooks[h].threshold is not None for by in hits.values() for h in by):
-            before = held_at(w, batch.pchain, addresses, block.height - 1, block.timestamp)
-        docs = render_stored(w, batch.pchain, batch.avax_asset, sorted(hits))
+        after = ledger.owned(block.timestamp)
         for t in block.txs:
-            for hook_id, followed in sorted(hits.get(t.tx_id, {}).items()):
+            for hook_id, followed in sorted(hits[t.tx_id].items()):
                 hook = batch.hooks[hook_id]
                 tx = orjson.loads(docs[t.tx_id])
                 if BALANCE_CHANGE in hook.sub_events:
                     _balance_change(batch, hook, block, t.tx_index, tx, followed, after)
-                if THRESHOLD in hook.sub_events and before is not None:
+                if THRESHOLD in hook.sub_events and hook.threshold is not None:
                     _thresholds(batch, hook, block, t.tx_index, tx, followed, before, after)
 
 
