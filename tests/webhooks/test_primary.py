@@ -22,6 +22,7 @@ from snowfield.indexer.primary import P_CHAIN_ID, PlatformSource, PrimaryIndexer
 from snowfield.store import webhooks
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key
+from snowfield.store.webhook_primary_balances import Ledger, balances
 from snowfield.testing import open_database, serve_asgi, serve_devnet
 from snowfield.webhooks import signing
 from snowfield.webhooks.worker import Worker
@@ -248,3 +249,19 @@ def test_the_delivery_log_names_the_p_chain_and_nothing_is_sent_twice(
     before = len(d.rx.received)
     _deliver_all(d.db)
     assert len(d.rx.received) == before
+
+
+def test_the_ledger_moved_through_a_batch_equals_a_read_at_each_height(
+    delivered: Delivered,
+) -> None:
+    """The writer moves the balances block by block (batches of 3 here); read afresh from the
+    stored rows at each reported height, they are the same."""
+    d = delivered
+    avax = d.db.query_one("SELECT avax_asset FROM primary_networks")
+    assert avax is not None
+    events = [e["event"] for e in _events(d, "wallet", "balance_change")]
+    with d.db.transaction() as w:
+        for e in events:
+            ledger = Ledger(w, P_CHAIN_ID, [d.wallet], int(e["blockNumber"]))
+            fresh = balances(str(avax[0]), ledger.owned(e["blockTimestamp"]))
+            assert fresh == e["balances"], e["blockNumber"]
