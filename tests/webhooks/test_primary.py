@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 
 from snowfield.api.app import create_data_app
@@ -19,10 +21,11 @@ from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.ids import ShortID
 from snowfield.indexer.primary import P_CHAIN_ID, PlatformSource, PrimaryIndexer
-from snowfield.store import webhooks
+from snowfield.store import webhook_primary, webhooks
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key
 from snowfield.store.webhook_primary_balances import Ledger, balances
+from snowfield.store.webhooks import WebhookRow
 from snowfield.testing import open_database, serve_asgi, serve_devnet
 from snowfield.webhooks import signing
 from snowfield.webhooks.worker import Worker
@@ -51,6 +54,7 @@ class Delivered:
     rewards: str
     hooks: dict[str, str]  # name -> webhook id
     rx: Receiver
+    base: str  # the devnet
 
 
 def _bare(address: str) -> str:
@@ -78,7 +82,7 @@ def delivered(
                 _deliver_all(db)
                 yield Delivered(
                     db, api, plain, key.id, report, _bare(wallet),
-                    _bare(report.rewards_address), hooks, rx,
+                    _bare(report.rewards_address), hooks, rx, devnet.base,
                 )  # fmt: skip
 
 
@@ -265,3 +269,52 @@ def test_the_ledger_moved_through_a_batch_equals_a_read_at_each_height(
             ledger = Ledger(w, P_CHAIN_ID, [d.wallet], int(e["blockNumber"]))
             fresh = balances(str(avax[0]), ledger.owned(e["blockTimestamp"]))
             assert fresh == e["balances"], e["blockNumber"]
+
+
+def test_a_crash_between_the_outbox_and_the_commit_loses_and_repeats_nothing(
+    delivered: Delivered, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer dies after writing a batch's messages, before its commit (as a kill -9
+    would): the batch's rows and messages go together; the next sync writes each once."""
+    d = delivered
+    real = webhook_primary.enqueue
+    calls = []
+
+    def crash_on_the_third(*args: Any) -> int:
+        written = real(*args)
+        calls.append(written)
+        if len(calls) == 3:
+            raise RuntimeError("killed before the commit")
+        return written
+
+    with open_database(_url("sqlite", tmp_path)) as db:
+        asyncio.run(_index(db, d.base, sync=False))
+        key, _ = create_key(db, "again")
+        hook = d.db.query_one("SELECT metadata FROM webhooks WHERE id = ?", (d.hooks["wallet"],))
+        assert hook is not None
+        draft = WebhookRow(
+            "", key.id, "primary_network_address_activity", "http://127.0.0.1:9/", "", "",
+            P_CHAIN_ID, None, "fuji", "active", 0, False, False, orjson.loads(hook[0]),
+        )  # fmt: skip
+        made = webhooks.create_webhook(db, draft, [d.wallet])
+        monkeypatch.setattr(webhook_primary, "enqueue", crash_on_the_third)
+        with pytest.raises(RuntimeError, match="killed"):
+            asyncio.run(_index(db, d.base, sync=True))
+        assert calls[2] > 0  # the batch that died had messages
+        assert sum(calls[:2]) == len(_bodies(db, made.id))  # and left none
+        monkeypatch.setattr(webhook_primary, "enqueue", real)
+        asyncio.run(_index(db, d.base, sync=True))
+        again = _bodies(db, made.id)
+    # Every message the first store delivered for the wallet, once, nothing else.
+    want = sorted(_what(b) for b in d.rx.bodies() if b["webhookId"] == d.hooks["wallet"])
+    assert sorted(_what(b) for b in again) == want
+
+
+def _bodies(db: Database, hook_id: str) -> list[dict[str, Any]]:
+    rows = db.query("SELECT body FROM webhook_outbox WHERE webhook_id = ?", (hook_id,))
+    return [orjson.loads(r[0]) for r in rows]
+
+
+def _what(body: dict[str, Any]) -> tuple[str, str, str]:
+    e = body["event"]
+    return (e["eventType"], e["transaction"]["txHash"], ",".join(e["addresses"]))
