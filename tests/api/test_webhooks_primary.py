@@ -126,7 +126,7 @@ def test_the_client_drives_a_primary_network_webhook(served: tuple[str, str]) ->
         ({"network": None}, "network"),
         ({"network": "devnet"}, "network"),
         ({"network": "mainnet"}, "not indexed"),
-        ({"chainId": X_CHAIN}, "X-Chain"),
+        ({"chainId": X_CHAIN}, "balanceType"),  # unlockedUnstaked is the P-Chain's
         ({"chainId": "43114"}, "chainId"),
         ({"chainId": None}, "chainId"),
         ({"keyType": "nodeId"}, "keyType"),

@@ -65,12 +65,12 @@ class _Batch:
     now_ms: int = 0
 
 
-def hooks(w: Writer, pchain: str) -> dict[str, Hook]:
-    """The active primary_network_address_activity webhooks of this P-Chain."""
+def hooks(w: Writer, chain: str, alias: str = P_CHAIN_ALIAS) -> dict[str, Hook]:
+    """The active primary_network_address_activity webhooks of this chain (P or X)."""
     rows = w.query(
         "SELECT id, network, chain_ref, metadata FROM webhooks WHERE status = 'active'"
         " AND event_type = ? AND chain_ref IN (?, ?)",
-        (EVENT_TYPE, pchain, P_CHAIN_ALIAS),
+        (EVENT_TYPE, chain, alias),
     )
     out = {}
     for hook_id, network, chain_ref, text in rows:
@@ -87,7 +87,9 @@ def hooks(w: Writer, pchain: str) -> dict[str, Hook]:
     return out
 
 
-def _followers(w: Writer, hook_ids: Sequence[str], addresses: Sequence[str]) -> dict[str, set[str]]:
+def followers_of(
+    w: Writer, hook_ids: Sequence[str], addresses: Sequence[str]
+) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     marks = sql.in_list(hook_ids)
     for part in sql.chunks(sorted(set(addresses))):
@@ -141,7 +143,7 @@ def enqueue(
     touched = _touched(w, pchain, blocks)
     candidates = {a for owners in touched.values() for a in owners}
     candidates.update(a for _, u in rewards for a in u.addresses)
-    followers = _followers(w, sorted(found), sorted(candidates))
+    followers = followers_of(w, sorted(found), sorted(candidates))
     if not followers:
         return 0
     network = w.query("SELECT avax_asset FROM primary_networks WHERE pchain = ?", (pchain,))

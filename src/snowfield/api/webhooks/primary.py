@@ -1,10 +1,11 @@
 """`primary_network_address_activity` webhooks: their request (chainkit's
 PrimaryNetworkAddressActivityRequest), checked field by field, and their rendering
-(PrimaryNetworkAddressActivityResponse). Deliveries: store/webhook_primary.py.
+(PrimaryNetworkAddressActivityResponse). Deliveries: store/webhook_primary.py (P-Chain) and
+store/webhook_xchain.py (X-Chain).
 
-A webhook follows P-Chain addresses of the indexed primary network its `network` names
-(mainnet, or fuji / testnet: a local devnet answers to both, as the primary-network operations
-do); `chainId` is the P-Chain (its blockchain id, or p-chain). The X-Chain is not delivered."""
+A webhook follows addresses of the indexed primary network its `network` names (mainnet, or
+fuji / testnet: a local devnet answers to both, as the primary-network operations do) on one
+chain, its `chainId`: the P-Chain or the X-Chain (the blockchain id, or p-chain / x-chain)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from snowfield.store import webhooks
 from snowfield.store.primary import PrimaryNetwork
 from snowfield.store.webhook_primary import EVENT_TYPE, P_CHAIN_ALIAS, THRESHOLD
 from snowfield.store.webhook_primary_balances import P_BALANCE_TYPES
+from snowfield.store.webhook_xchain import X_BALANCE_TYPES, X_CHAIN_ALIAS
 from snowfield.store.webhooks import WebhookRow
 
 NETWORKS = ("mainnet", "fuji", "testnet")
@@ -37,30 +39,35 @@ async def network(ctx: Context, body: dict[str, Any]) -> PrimaryNetwork:
 
 
 def chain_ref(net: PrimaryNetwork, value: Any) -> str:
-    if isinstance(value, str) and value.lower() == P_CHAIN_ALIAS:
-        return P_CHAIN_ALIAS
-    if value == net.pchain:
-        return net.pchain
-    if isinstance(value, str) and value and value == net.xchain:
-        raise InvalidParams(
-            "chainId: X-Chain address activity is not delivered, only the P-Chain's"
-        )
-    raise InvalidParams(f"chainId must be the P-Chain ({net.pchain} or {P_CHAIN_ALIAS})")
+    """The chain as given (its blockchain id or alias), when it is this network's P or X."""
+    if isinstance(value, str) and value.lower() in (P_CHAIN_ALIAS, X_CHAIN_ALIAS):
+        return value.lower()
+    if isinstance(value, str) and value in (net.pchain, net.xchain):
+        return value
+    raise InvalidParams(
+        f"chainId must be the P-Chain ({net.pchain} or {P_CHAIN_ALIAS}) or the X-Chain"
+        f" ({net.xchain or 'not indexed'} or {X_CHAIN_ALIAS})"
+    )
+
+
+def _is_x(net: PrimaryNetwork, ref: str) -> bool:
+    return ref in (X_CHAIN_ALIAS, net.xchain)
 
 
 def addresses(hrp: str, value: Any, name: str = "keys") -> list[str]:
-    """Bech32 addresses of the network (with or without P-), bare and lower-case, each once."""
+    """Bech32 addresses of the network (with or without P- / X-), bare and lower-case, each
+    once."""
     if not isinstance(value, list) or not value or len(value) > requests.MAX_ADDRESSES:
         raise InvalidParams(f"{name} must be an array of 1 to {requests.MAX_ADDRESSES} addresses")
     out = []
     for item in value:
-        bare = item[2:] if isinstance(item, str) and item[:2] in ("P-", "p-") else item
+        bare = item[2:] if isinstance(item, str) and item[:2].upper() in ("P-", "X-") else item
         try:
             if not isinstance(bare, str):
                 raise InvalidParams("not a string")
             got_hrp, payload = parse_bech32(bare)
         except InvalidParams:
-            raise InvalidParams(f"{name}: {item!r} is not a P-Chain address") from None
+            raise InvalidParams(f"{name}: {item!r} is not a P- or X-Chain address") from None
         if got_hrp != hrp or len(payload) != 20:
             raise InvalidParams(f"{name}: {item} is not an address of this network ({hrp}1...)")
         out.append(bare.lower())
@@ -76,13 +83,13 @@ def sub_events(value: Any) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def threshold(value: Any) -> dict[str, str]:
+def threshold(value: Any, kinds: tuple[str, ...]) -> dict[str, str]:
     if not isinstance(value, dict):
         raise InvalidParams("balanceThresholdFilter must be an object (balance_threshold needs it)")
     kind, amount = value.get("balanceType"), value.get("balanceThreshold")
-    if kind not in P_BALANCE_TYPES:
+    if kind not in kinds:
         raise InvalidParams(
-            f"balanceThresholdFilter.balanceType must be one of {', '.join(P_BALANCE_TYPES)}"
+            f"balanceThresholdFilter.balanceType must be one of {', '.join(kinds)} on this chain"
         )
     if not isinstance(amount, str) or not amount.isdigit() or int(amount) > _MAX_NANO:
         raise InvalidParams("balanceThresholdFilter.balanceThreshold must be nAVAX (a uint64)")
@@ -91,7 +98,7 @@ def threshold(value: Any) -> dict[str, str]:
 
 def _refuse_evm_fields(body: dict[str, Any], metadata: dict[str, Any]) -> None:
     if metadata.get("eventSignatures"):
-        raise InvalidParams("eventSignatures filter EVM logs: not for P-Chain addresses")
+        raise InvalidParams("eventSignatures filter EVM logs: not for primary-network addresses")
     for name in ("includeLogs", "includeInternalTxs"):
         if requests.flag(body, name):
             raise InvalidParams(f"{name} applies to address_activity only")
@@ -111,7 +118,8 @@ async def draft(ctx: Context, owner: str, body: dict[str, Any]) -> tuple[Webhook
     stored: dict[str, Any] = {"keyType": "addresses", "subEvents": subs, "hrp": net.hrp}
     given = metadata.get("balanceThresholdFilter")
     if given is not None or THRESHOLD in subs:
-        stored["balanceThresholdFilter"] = threshold(given)
+        kinds = X_BALANCE_TYPES if _is_x(net, ref) else P_BALANCE_TYPES
+        stored["balanceThresholdFilter"] = threshold(given, kinds)
     row = WebhookRow(
         "", owner, EVENT_TYPE, url, requests.text(body, "name"), requests.text(body, "description"),
         ref, None, str(body["network"]), webhooks.ACTIVE, 0, False, False, stored,
