@@ -193,3 +193,29 @@ def test_bad_changes_answer_400(served: tuple[str, str]) -> None:
         httpx.patch(path, json={"includeLogs": True}, headers={HEADER: key}), 400, "includeLogs"
     )
     assert httpx.get(path, headers={HEADER: key}).json()["metadata"]["keys"] == [ONE[2:]]
+
+
+def test_the_client_creates_an_x_chain_webhook(served: tuple[str, str]) -> None:
+    base, key = served
+    x_keys = [format_address("X", "local", bytes([5]) * 20)]
+    threshold = {"balanceType": "locked", "balanceThreshold": "7"}
+    (made,) = drive(
+        [
+            Call(
+                "webhooks.create",
+                _body(chainId="x-chain", keys=x_keys, balanceThresholdFilter=threshold),
+            )
+        ],
+        data=base,
+        api_key=key,
+    )
+    got = made.unwrap()
+    assert got["chainId"] == "x-chain" and got["metadata"]["keys"] == [x_keys[0][2:]]
+    assert got["metadata"]["balanceThresholdFilter"] == threshold
+    by_id = httpx.post(
+        f"{base}/v1/webhooks",
+        json=_body(chainId=X_CHAIN, keys=x_keys, balanceThresholdFilter=threshold),
+        headers={HEADER: key},
+    )
+    assert by_id.status_code == 201, by_id.text
+    assert by_id.json()["chainId"] == X_CHAIN
