@@ -85,6 +85,22 @@ def held_utxos(
     ]
 
 
+def p_kind(u: Held, now: int) -> str:
+    """Which of PChainBalance's lists a UTXO held at `now` counts in, as platform.getBalance
+    and getStake judge it: a stake output while its staker is not ended, else by its locks."""
+    if u.staked and not u.staker_ended:
+        if u.start is not None and u.start > now:
+            return "pendingStaked"
+        if (u.stakeable_locktime or 0) > now:
+            return "lockedStaked"
+        return "unlockedStaked"
+    if (u.stakeable_locktime or 0) > now:
+        return "lockedStakeable"
+    if (u.locktime or 0) > now:
+        return "lockedPlatform"
+    return "unlockedUnstaked"
+
+
 @dataclass(frozen=True, slots=True)
 class UtxoFilter:
     include_spent: bool

@@ -18,6 +18,7 @@ from snowfield.store.p_address_queries import (
     utxo_page_clauses,
 )
 from snowfield.store.pagination import Key, Page, page_of
+from snowfield.store.primary_queries import Reads
 
 
 def _marks(items: Sequence[Any]) -> str:
@@ -234,7 +235,7 @@ def tx_page(
 
 
 def tx_utxos(
-    db: Database, xchain: str, tx_ids: Sequence[str]
+    db: Reads, xchain: str, tx_ids: Sequence[str]
 ) -> tuple[dict[str, list[XUtxo]], dict[str, list[XUtxo]]]:
     """(emitted, consumed) UTXOs of each of these txs, in output order / UTXO id order."""
     emitted: dict[str, list[XUtxo]] = {t: [] for t in tx_ids}
@@ -292,7 +293,7 @@ class XAsset:
     fungible: bool
 
 
-def assets(db: Database, xchain: str, asset_ids: Sequence[str]) -> dict[str, XAsset]:
+def assets(db: Reads, xchain: str, asset_ids: Sequence[str]) -> dict[str, XAsset]:
     """The indexed assets among these (an asset created in the genesis is not among them)."""
     if not asset_ids:
         return {}

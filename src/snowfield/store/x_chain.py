@@ -4,8 +4,10 @@ in one transaction, and the unwind from a position of the tx index."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 
+from snowfield.store import webhook_xchain
 from snowfield.store.database import Database, Writer
 from snowfield.store.x_rows import XPlace, XTxRows
 
@@ -27,6 +29,8 @@ def write_txs(db: Database, xchain: str, txs: Sequence[XTxRows], next_at: int) -
     with db.transaction() as w:
         for tx in txs:
             _write_tx(w, xchain, tx)
+        # Invariant: webhook messages commit with the rows they report (store/webhook_xchain.py).
+        webhook_xchain.enqueue(w, xchain, txs, int(time.time() * 1000))
         _checkpoint(w, xchain, next_at)
 
 
@@ -166,4 +170,5 @@ def unwind(db: Database, xchain: str, from_index: int) -> None:
             " consuming_timestamp = NULL WHERE xchain = ? AND consuming_idx >= ?",
             (xchain, from_index),
         )
+        webhook_xchain.unwind(w, from_index, int(time.time() * 1000))
         _checkpoint(w, xchain, from_index)

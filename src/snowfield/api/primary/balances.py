@@ -11,7 +11,7 @@ from snowfield.api.primary import x_chain
 from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, target
 from snowfield.api.primary.primary_network import NETWORK_PATH
 from snowfield.store import p_address_queries, primary_queries
-from snowfield.store.p_address_queries import Held
+from snowfield.store.p_address_queries import Held, p_kind
 from snowfield.store.primary_documents import asset
 
 # PChainBalance's lists, each required (an empty list when nothing is in it).
@@ -37,22 +37,6 @@ BLOCK_TIMESTAMP = Param(
     "The balances at this unix time (default: the latest indexed state).",
     type="integer",
 )
-
-
-def p_kind(u: Held, now: int) -> str:
-    """Which of PChainBalance's lists a UTXO held at `now` counts in, as platform.getBalance
-    and getStake judge it: a stake output while its staker is not ended, else by its locks."""
-    if u.staked and not u.staker_ended:
-        if u.start is not None and u.start > now:
-            return "pendingStaked"
-        if (u.stakeable_locktime or 0) > now:
-            return "lockedStaked"
-        return "unlockedStaked"
-    if (u.stakeable_locktime or 0) > now:
-        return "lockedStakeable"
-    if (u.locktime or 0) > now:
-        return "lockedPlatform"
-    return "unlockedUnstaked"
 
 
 def aggregate(avax_asset: str, utxos: Iterable[Held]) -> list[Json]:

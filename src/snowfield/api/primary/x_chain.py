@@ -9,7 +9,6 @@ from dataclasses import replace
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, Param
-from snowfield.api.primary import x_documents
 from snowfield.api.primary.addressing import BLOCKCHAIN, Target, target
 from snowfield.api.primary.primary_network import (
     END_TIME,
@@ -17,15 +16,15 @@ from snowfield.api.primary.primary_network import (
     START_TIME,
     TX_TYPES_PARAM,
 )
-from snowfield.api.primary.x_documents import Assets
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.ids import ID
-from snowfield.store import primary_queries, shared_memory, x_address_queries
+from snowfield.store import primary_queries, shared_memory, x_address_queries, x_documents
 from snowfield.store.database import Database
 from snowfield.store.p_address_queries import LastActivity, TxFilter, UtxoFilter
 from snowfield.store.pagination import Page
 from snowfield.store.shared_memory import Shared
 from snowfield.store.x_address_queries import XTx
+from snowfield.store.x_documents import Assets
 
 ASSET_ID = Param("assetId", "path", "The asset's id (cb58).", required=True)
 

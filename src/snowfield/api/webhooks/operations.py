@@ -11,7 +11,7 @@ from typing import Any
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, Param
-from snowfield.api.webhooks import requests
+from snowfield.api.webhooks import primary, requests
 from snowfield.api.webhooks.schemas import DELIVERY_STATES, EVENT_TYPES, STATUSES
 from snowfield.errors import InvalidParams, NotFound, Unauthorized
 from snowfield.store import webhook_outbox, webhooks
@@ -44,6 +44,8 @@ async def _hook(ctx: Context) -> WebhookRow:
 
 
 async def _render(ctx: Context, hook: WebhookRow) -> Json:
+    if hook.event_type == primary.EVENT_TYPE:
+        return primary.render(hook, await ctx.run(webhooks.all_addresses, ctx.db, hook.id))
     metadata: dict[str, Any] = {"addresses": await ctx.run(webhooks.all_addresses, ctx.db, hook.id)}
     if hook.metadata.get("eventSignatures"):
         metadata["eventSignatures"] = hook.metadata["eventSignatures"]
@@ -79,6 +81,8 @@ async def create(ctx: Context) -> Json:
     kind = body.get("eventType")
     if kind not in EVENT_TYPES:
         raise InvalidParams(f"eventType must be one of {', '.join(EVENT_TYPES)}")
+    if kind == primary.EVENT_TYPE:
+        return await _create(ctx, *await primary.draft(ctx, owner, body))
     if kind != "address_activity":
         # Refused rather than stored: a webhook that would never fire is worse than an answer.
         raise InvalidParams(f"eventType {kind} is not delivered by this service yet")
@@ -93,7 +97,11 @@ async def create(ctx: Context) -> Json:
         requests.flag(body, "includeLogs"), requests.flag(body, "includeInternalTxs"),
         {"eventSignatures": signatures} if signatures else {},
     )  # fmt: skip
-    await ctx.run(webhooks.ensure_secret, ctx.db, owner)  # never a delivery without a signature
+    return await _create(ctx, draft, addresses)
+
+
+async def _create(ctx: Context, draft: WebhookRow, addresses: list[str]) -> Json:
+    await ctx.run(webhooks.ensure_secret, ctx.db, draft.owner)  # never a delivery unsigned
     made = await ctx.run(webhooks.create_webhook, ctx.db, draft, addresses)
     return await _render(ctx, made)
 
@@ -124,6 +132,8 @@ async def update(ctx: Context) -> Json:
     for name, column in _FLAGS.items():
         if name in body:
             changes[column] = int(requests.flag(body, name))
+            if changes[column] and hook.event_type != "address_activity":
+                raise InvalidParams(f"{name} applies to address_activity only")
     if "url" in body:
         changes["url"] = requests.url(body["url"])
     if "status" in body:
@@ -149,9 +159,15 @@ async def deactivate(ctx: Context) -> Json:
     return await get(ctx)
 
 
+def _address_change(hook: WebhookRow, body: dict[str, Any]) -> list[str]:
+    if hook.event_type == primary.EVENT_TYPE:
+        return primary.address_change(hook, body)
+    return requests.address_change(body)
+
+
 async def add_addresses(ctx: Context) -> Json:
     hook = await _hook(ctx)
-    new = requests.address_change(ctx.args["body"])
+    new = _address_change(hook, ctx.args["body"])
     have = await ctx.run(webhooks.count_addresses, ctx.db, hook.id)
     if have + len(new) > requests.MAX_ADDRESSES:
         raise InvalidParams(f"a webhook follows at most {requests.MAX_ADDRESSES} addresses")
@@ -161,7 +177,7 @@ async def add_addresses(ctx: Context) -> Json:
 
 async def remove_addresses(ctx: Context) -> Json:
     hook = await _hook(ctx)
-    gone = requests.address_change(ctx.args["body"])
+    gone = _address_change(hook, ctx.args["body"])
     await ctx.run(webhooks.remove_addresses, ctx.db, hook.id, gone)
     return await _render(ctx, hook)
 
@@ -184,11 +200,12 @@ async def get_secret(ctx: Context) -> Json:
     return {"secret": secret}
 
 
-def _delivery(d: webhook_outbox.Delivery) -> Json:
+def _delivery(hook: WebhookRow, d: webhook_outbox.Delivery) -> Json:
     out: Json = {
         "messageId": d.message_id,
         "kind": d.kind,
-        "chainId": str(d.chain_id),
+        # An EVM chain's id, else (the P-Chain's messages) the chain the webhook names.
+        "chainId": str(d.chain_id) if hook.evm_chain is not None else hook.chain_ref,
         "blockNumber": str(d.block_number),
         "transactionIndex": d.tx_index,
         "status": d.state,
@@ -212,7 +229,7 @@ async def list_deliveries(ctx: Context) -> Json:
     page = await ctx.run(
         webhook_outbox.deliveries, ctx.db, hook.id, ctx.after(), ctx.args["pageSize"]
     )
-    return {"deliveries": [_delivery(d) for d in page.items], **ctx.next_page(page)}
+    return {"deliveries": [_delivery(hook, d) for d in page.items], **ctx.next_page(page)}
 
 
 async def replay(ctx: Context) -> Json:
@@ -233,21 +250,21 @@ def _op(
 _WEBHOOK = "/v1/webhooks/{id}"
 OPERATIONS: tuple[Operation[Context], ...] = (
     _op("createWebhook", "/v1/webhooks", "Create a webhook.", create,
-        "EVMAddressActivityResponse", method="POST", status=201,
+        "WebhookResponse", method="POST", status=201,
         request_body="CreateWebhookRequest"),
     _op("listWebhooks", "/v1/webhooks", "List the API key's webhooks.", list_hooks,
         "ListWebhooksResponse", params=(PAGE_TOKEN, _PAGE_SIZE, STATUS)),
-    _op("getWebhook", _WEBHOOK, "Get a webhook by id.", get, "EVMAddressActivityResponse",
+    _op("getWebhook", _WEBHOOK, "Get a webhook by id.", get, "WebhookResponse",
         params=(ID,)),
-    _op("updateWebhook", _WEBHOOK, "Update a webhook.", update, "EVMAddressActivityResponse",
+    _op("updateWebhook", _WEBHOOK, "Update a webhook.", update, "WebhookResponse",
         params=(ID,), method="PATCH", request_body="UpdateWebhookRequest"),
     _op("deactivateWebhook", _WEBHOOK, "Deactivate a webhook.", deactivate,
-        "EVMAddressActivityResponse", params=(ID,), method="DELETE"),
+        "WebhookResponse", params=(ID,), method="DELETE"),
     _op("addAddressesToWebhook", _WEBHOOK + "/addresses", "Add addresses to a webhook.",
-        add_addresses, "EVMAddressActivityResponse", params=(ID,), method="PATCH",
+        add_addresses, "WebhookResponse", params=(ID,), method="PATCH",
         request_body="AddressesChangeRequest"),
     _op("removeAddressesFromWebhook", _WEBHOOK + "/addresses",
-        "Remove addresses from a webhook.", remove_addresses, "EVMAddressActivityResponse",
+        "Remove addresses from a webhook.", remove_addresses, "WebhookResponse",
         params=(ID,), method="DELETE", request_body="AddressesChangeRequest"),
     _op("getAddressesFromWebhook", _WEBHOOK + "/addresses", "List a webhook's addresses.",
         list_addresses, "ListWebhookAddressesResponse", params=(PAGE_TOKEN, _PAGE_SIZE, ID)),

@@ -18,6 +18,14 @@ VALIDATOR_SUB_EVENTS = (
 )
 DELIVERY_STATES = ("pending", "delivered", "failed", "unwound")
 _ADDRESS_METADATA = obj({"addresses": array(S)}, {"eventSignatures": array(S)})
+_PRIMARY_METADATA = obj(
+    {
+        "keyType": enum("addresses"),
+        "keys": array(S),
+        "subEvents": obj({"addressActivitySubEvents": array(enum(*PRIMARY_SUB_EVENTS))}),
+    },
+    {"balanceThresholdFilter": obj({"balanceType": S, "balanceThreshold": S})},
+)
 _COMMON = {
     "id": S,
     "url": S,
@@ -33,9 +41,18 @@ WEBHOOK_COMPONENTS: dict[str, Schema] = {
         {**_COMMON, "eventType": enum("address_activity"), "metadata": _ADDRESS_METADATA},
         {"includeInternalTxs": B, "includeLogs": B},
     ),
-    "ListWebhooksResponse": obj(
-        {"webhooks": array(ref("EVMAddressActivityResponse"))}, {"nextPageToken": S}
+    "PrimaryNetworkAddressActivityResponse": obj(
+        {
+            **_COMMON,
+            "eventType": enum("primary_network_address_activity"),
+            "metadata": _PRIMARY_METADATA,
+        }
     ),
+    # The webhook of any event type, told apart by eventType (the real spec's oneOf).
+    "WebhookResponse": {
+        "oneOf": [ref("EVMAddressActivityResponse"), ref("PrimaryNetworkAddressActivityResponse")]
+    },
+    "ListWebhooksResponse": obj({"webhooks": array(ref("WebhookResponse"))}, {"nextPageToken": S}),
     "ListWebhookAddressesResponse": obj(
         {"addresses": array(S), "totalAddresses": N}, {"nextPageToken": S}
     ),

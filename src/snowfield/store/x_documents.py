@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from snowfield.api.operation import Json
-from snowfield.store.primary_documents import AVAX
+from snowfield.store.primary_documents import AVAX, Json
 from snowfield.store.x_address_queries import XAsset, XPlaceRow, XTx, XUtxo
 
 # Utxo.utxoType (a free string in the real model, "mint" its example): what the output is for.
