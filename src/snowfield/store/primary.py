@@ -4,10 +4,11 @@ subnets and chains, and the checkpoint, in one transaction per batch."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from snowfield.store import primary_blocks, sql, staking_rollups
+from snowfield.store import primary_blocks, sql, staking_rollups, webhook_validators
 from snowfield.store.database import Database, Writer
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
@@ -121,6 +122,8 @@ def write_blocks(
         _insert_utxos(w, pchain, [(u, height, times[height]) for height, u in rewards])
         _write_documents(w, pchain, _touched(blocks) | {u.tx_id for _, u in rewards})
         _write_potential(w, pchain, potential or {})
+        # Invariant: webhook messages commit with the rows they report (after the documents).
+        webhook_validators.on_blocks(w, pchain, blocks, rewards, int(time.time() * 1000))
         w.execute(
             "INSERT INTO p_checkpoints (pchain, next_index, height, block_id, timestamp)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (pchain) DO UPDATE SET"

@@ -11,7 +11,7 @@ from typing import Any
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, Param
-from snowfield.api.webhooks import requests
+from snowfield.api.webhooks import requests, validators
 from snowfield.api.webhooks.schemas import DELIVERY_STATES, EVENT_TYPES, STATUSES
 from snowfield.errors import InvalidParams, NotFound, Unauthorized
 from snowfield.store import webhook_outbox, webhooks
@@ -44,6 +44,8 @@ async def _hook(ctx: Context) -> WebhookRow:
 
 
 async def _render(ctx: Context, hook: WebhookRow) -> Json:
+    if hook.event_type == validators.EVENT_TYPE:
+        return validators.render(hook)
     metadata: dict[str, Any] = {"addresses": await ctx.run(webhooks.all_addresses, ctx.db, hook.id)}
     if hook.metadata.get("eventSignatures"):
         metadata["eventSignatures"] = hook.metadata["eventSignatures"]
@@ -79,6 +81,8 @@ async def create(ctx: Context) -> Json:
     kind = body.get("eventType")
     if kind not in EVENT_TYPES:
         raise InvalidParams(f"eventType must be one of {', '.join(EVENT_TYPES)}")
+    if kind == validators.EVENT_TYPE:
+        return await _create_validator_hook(ctx, owner, body)
     if kind != "address_activity":
         # Refused rather than stored: a webhook that would never fire is worse than an answer.
         raise InvalidParams(f"eventType {kind} is not delivered by this service yet")
@@ -96,6 +100,19 @@ async def create(ctx: Context) -> Json:
     await ctx.run(webhooks.ensure_secret, ctx.db, owner)  # never a delivery without a signature
     made = await ctx.run(webhooks.create_webhook, ctx.db, draft, addresses)
     return await _render(ctx, made)
+
+
+async def _create_validator_hook(ctx: Context, owner: str, body: dict[str, Any]) -> Json:
+    url = requests.url(body.get("url"))
+    metadata = validators.metadata(requests.metadata(body))
+    net = await validators.network(ctx, body.get("network"))
+    draft = WebhookRow(
+        "", owner, validators.EVENT_TYPE, url, requests.text(body, "name"),
+        requests.text(body, "description"), net.pchain, None, body["network"], webhooks.ACTIVE,
+        0, False, False, metadata,
+    )  # fmt: skip
+    await ctx.run(webhooks.ensure_secret, ctx.db, owner)  # never a delivery without a signature
+    return validators.render(await ctx.run(webhooks.create_webhook, ctx.db, draft, ()))
 
 
 async def list_hooks(ctx: Context) -> Json:
@@ -151,6 +168,7 @@ async def deactivate(ctx: Context) -> Json:
 
 async def add_addresses(ctx: Context) -> Json:
     hook = await _hook(ctx)
+    validators.refuse_addresses(hook)
     new = requests.address_change(ctx.args["body"])
     have = await ctx.run(webhooks.count_addresses, ctx.db, hook.id)
     if have + len(new) > requests.MAX_ADDRESSES:
@@ -161,6 +179,7 @@ async def add_addresses(ctx: Context) -> Json:
 
 async def remove_addresses(ctx: Context) -> Json:
     hook = await _hook(ctx)
+    validators.refuse_addresses(hook)
     gone = requests.address_change(ctx.args["body"])
     await ctx.run(webhooks.remove_addresses, ctx.db, hook.id, gone)
     return await _render(ctx, hook)
@@ -188,7 +207,7 @@ def _delivery(d: webhook_outbox.Delivery) -> Json:
     out: Json = {
         "messageId": d.message_id,
         "kind": d.kind,
-        "chainId": str(d.chain_id),
+        "chainId": validators.delivery_chain(d.chain_id, str(d.chain_id)),
         "blockNumber": str(d.block_number),
         "transactionIndex": d.tx_index,
         "status": d.state,
@@ -233,21 +252,21 @@ def _op(
 _WEBHOOK = "/v1/webhooks/{id}"
 OPERATIONS: tuple[Operation[Context], ...] = (
     _op("createWebhook", "/v1/webhooks", "Create a webhook.", create,
-        "EVMAddressActivityResponse", method="POST", status=201,
+        "WebhookResponse", method="POST", status=201,
         request_body="CreateWebhookRequest"),
     _op("listWebhooks", "/v1/webhooks", "List the API key's webhooks.", list_hooks,
         "ListWebhooksResponse", params=(PAGE_TOKEN, _PAGE_SIZE, STATUS)),
-    _op("getWebhook", _WEBHOOK, "Get a webhook by id.", get, "EVMAddressActivityResponse",
+    _op("getWebhook", _WEBHOOK, "Get a webhook by id.", get, "WebhookResponse",
         params=(ID,)),
-    _op("updateWebhook", _WEBHOOK, "Update a webhook.", update, "EVMAddressActivityResponse",
+    _op("updateWebhook", _WEBHOOK, "Update a webhook.", update, "WebhookResponse",
         params=(ID,), method="PATCH", request_body="UpdateWebhookRequest"),
     _op("deactivateWebhook", _WEBHOOK, "Deactivate a webhook.", deactivate,
-        "EVMAddressActivityResponse", params=(ID,), method="DELETE"),
+        "WebhookResponse", params=(ID,), method="DELETE"),
     _op("addAddressesToWebhook", _WEBHOOK + "/addresses", "Add addresses to a webhook.",
-        add_addresses, "EVMAddressActivityResponse", params=(ID,), method="PATCH",
+        add_addresses, "WebhookResponse", params=(ID,), method="PATCH",
         request_body="AddressesChangeRequest"),
     _op("removeAddressesFromWebhook", _WEBHOOK + "/addresses",
-        "Remove addresses from a webhook.", remove_addresses, "EVMAddressActivityResponse",
+        "Remove addresses from a webhook.", remove_addresses, "WebhookResponse",
         params=(ID,), method="DELETE", request_body="AddressesChangeRequest"),
     _op("getAddressesFromWebhook", _WEBHOOK + "/addresses", "List a webhook's addresses.",
         list_addresses, "ListWebhookAddressesResponse", params=(PAGE_TOKEN, _PAGE_SIZE, ID)),

@@ -18,6 +18,14 @@ VALIDATOR_SUB_EVENTS = (
 )
 DELIVERY_STATES = ("pending", "delivered", "failed", "unwound")
 _ADDRESS_METADATA = obj({"addresses": array(S)}, {"eventSignatures": array(S)})
+_VALIDATOR_METADATA = obj(
+    {
+        "keyType": enum("nodeId", "subnetId"),
+        "keys": array(S),
+        "subEvents": obj({"validatorActivitySubEvents": array(enum(*VALIDATOR_SUB_EVENTS))}),
+    },
+    {"nodeIds": array(S), "subnetIds": array(S), "l1ValidatorFeeBalanceThreshold": S},
+)
 _COMMON = {
     "id": S,
     "url": S,
@@ -33,9 +41,15 @@ WEBHOOK_COMPONENTS: dict[str, Schema] = {
         {**_COMMON, "eventType": enum("address_activity"), "metadata": _ADDRESS_METADATA},
         {"includeInternalTxs": B, "includeLogs": B},
     ),
-    "ListWebhooksResponse": obj(
-        {"webhooks": array(ref("EVMAddressActivityResponse"))}, {"nextPageToken": S}
+    "ValidatorActivityResponse": obj(
+        {**_COMMON, "eventType": enum("validator_activity"), "metadata": _VALIDATOR_METADATA}
     ),
+    # What the webhook operations answer: the webhook in its event type's model.
+    "WebhookResponse": {
+        "oneOf": [ref("EVMAddressActivityResponse"), ref("ValidatorActivityResponse")],
+        "discriminator": {"propertyName": "eventType"},
+    },
+    "ListWebhooksResponse": obj({"webhooks": array(ref("WebhookResponse"))}, {"nextPageToken": S}),
     "ListWebhookAddressesResponse": obj(
         {"addresses": array(S), "totalAddresses": N}, {"nextPageToken": S}
     ),
