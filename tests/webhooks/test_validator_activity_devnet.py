@@ -12,15 +12,18 @@ from typing import Any
 
 import pytest
 
+from snowfield.aggregator.aggregate import AggregationRequest
 from snowfield.api.app import create_data_app
 from snowfield.formats.ids import ID, NodeID
 from snowfield.formats.platform.components import BaseTxFields
 from snowfield.formats.platform.l1_txs import (
     DisableL1ValidatorTx,
     IncreaseL1ValidatorBalanceTx,
+    SetL1ValidatorWeightTx,
     initial_validation_id,
 )
 from snowfield.formats.platform.secp256k1fx import Input
+from snowfield.formats.warp.platform_messages import L1ValidatorWeight, encode_message
 from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.rpc.client import RpcClient
 from snowfield.store import webhooks
@@ -35,6 +38,8 @@ from snowfield.workload.platform_demo import (
     demo_secret,
     run_platform_demo,
 )
+from tests.aggregator.test_aggregate import aggregate
+from tests.aggregator.test_l1_validators import _issue, _register, _send_from_manager
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds
 from tests.webhooks.receiver import Receiver, receiver, validate
@@ -185,3 +190,56 @@ def test_the_demo_traffic_reaches_validator_webhooks(store: Database) -> None:
     (off,) = events["l1_validator_disabled"]
     assert off["txHash"] == disabled and "reason" not in off
     assert "l1_validator_removed" not in events
+
+
+async def _index(devnet: RunningNode, store: Database) -> None:
+    source = PlatformSource(devnet.base)
+    try:
+        await PrimaryIndexer(store, source, batch_size=3).sync()
+    finally:
+        await source.aclose()
+
+
+def test_an_l1_validator_its_manager_removes(store: Database) -> None:
+    """RegisterL1ValidatorTx then SetL1ValidatorWeightTx to 0, from Warp messages of the L1's
+    validator manager signed by the L1's validators (as tests/aggregator does)."""
+    key, api_key = create_key(store, "owner")
+    with (
+        serve_devnet(validators=4, l1=("managed",)) as devnet,
+        receiver() as rx,
+        serve_asgi(create_data_app(store)) as api,
+    ):
+        (chain,) = [c for c in devnet.node.platform.chain.blockchains() if c.name == "managed"]
+        subnet = str(chain.subnet_id)
+        asyncio.run(_index(devnet, store))
+        request = _request(rx.url, subnet, L1_SUBS[:3])
+        request["metadata"]["keyType"] = "subnetId"
+        (made,) = drive([Call("webhooks.create", request)], data=api, api_key=api_key)
+        hook = made.unwrap()["id"]
+        node_id = bytes([7]) * 20
+        expiry = int(devnet.node.clock()) + 3600
+        register, _ = _register(devnet, str(chain.blockchain_id), chain.subnet_id, node_id,
+                                expiry, 50)  # fmt: skip
+        weight = L1ValidatorWeight(register.validation_id, 0, 0)
+        unsigned = _send_from_manager(devnet, str(chain.blockchain_id), encode_message(weight))
+        signed, _ = asyncio.run(aggregate(devnet, AggregationRequest(unsigned)))
+        removed = asyncio.run(
+            _issue(devnet, lambda base: SetL1ValidatorWeightTx(base, signed.encode()))
+        )
+        asyncio.run(_index(devnet, store))
+        _deliver(store)
+        secret = webhooks.shared_secret(store, key.id)
+        assert secret is not None
+        verdicts = validate(secret, rx.received)
+    assert rx.received and {v.get("name") for v in verdicts} == {"SDKValidationError"}, verdicts
+    events = _by(rx, hook)
+    assert set(events) == {"l1_validator_removed"}
+    (gone,) = events["l1_validator_removed"]
+    assert gone["txHash"] == removed
+    assert gone["l1ValidatorDetails"] == {
+        "validationId": str(register.validation_id),
+        "nodeId": str(NodeID(node_id)),
+        "subnetId": subnet,
+        "weight": 0,
+        "remainingBalance": 0,
+    }
