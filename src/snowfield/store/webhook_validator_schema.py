@@ -16,4 +16,8 @@ L1_VALIDATIONS = """CREATE TABLE IF NOT EXISTS p_l1_validations (
     height BIGINT NOT NULL,
     disabled_height BIGINT,
     PRIMARY KEY (pchain, validation_id))"""
-VALIDATOR_WEBHOOK_TABLES: tuple[str, ...] = (L1_VALIDATIONS,)
+# The P-Chain writers look up the active webhooks of one event type at every batch.
+WEBHOOKS_BY_TYPE = (
+    "CREATE INDEX IF NOT EXISTS webhooks_by_type ON webhooks (event_type, status, network)"
+)
+VALIDATOR_WEBHOOK_TABLES: tuple[str, ...] = (L1_VALIDATIONS, WEBHOOKS_BY_TYPE)
