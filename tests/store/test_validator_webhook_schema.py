@@ -14,9 +14,9 @@ from snowfield.store.schema import SCHEMA_VERSION
 from tests.webhooks.test_validator_activity import (
     L1_EVENTS,
     N2,
-    P,
     S1,
     V1,
+    P,
     _block,
     _hook,
     _meta,
