@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from snowfield.api.webhooks.operations import _delivery as render_delivery
 from snowfield.formats.ids import ID, NodeID
 from snowfield.store import primary, validator_state, webhook_outbox, webhooks
 from snowfield.store.database import Database
@@ -207,6 +208,7 @@ def test_each_sub_event_reaches_the_webhooks_it_matches(db: Database) -> None:
     # The log shows them under the P-Chain.
     page = webhook_outbox.deliveries(db, l1, None, 10)
     assert {d.state for d in page.items} == {"delivered"}
+    assert {render_delivery(d)["chainId"] for d in page.items} == {P}
     # Written again (a batch retried after a crash): nothing new, under the same ids.
     before = len(webhook_outbox.deliveries(db, staking, None, 10).items)
     primary.write_blocks(db, P, blocks, 8, [(7, _reward("vtx"))])

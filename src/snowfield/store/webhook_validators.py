@@ -93,19 +93,20 @@ class Event:
 
 
 def network_name(network_id: int) -> str:
-    """The PrimaryNetworkType a network answers to (a local devnet answers as fuji)."""
+    """The PrimaryNetworkType a network answers to (a local devnet answers as fuji; `hooks`
+    says the same in SQL)."""
     return "mainnet" if network_id == 1 else "fuji"
 
 
 def hooks(w: Writer, pchain: str) -> list[Hook]:
-    """The active validator_activity webhooks of the network the store indexes."""
-    found = w.query("SELECT network_id FROM primary_networks WHERE pchain = ?", (pchain,))
-    if not found:
-        return []
+    """The active validator_activity webhooks of the network the store indexes (one indexed
+    query: the writers ask at every batch)."""
     rows = w.query(
-        "SELECT id, metadata FROM webhooks WHERE event_type = ? AND status = 'active'"
-        " AND network = ?",
-        (EVENT_TYPE, network_name(int(found[0][0]))),
+        "SELECT h.id, h.metadata FROM primary_networks n JOIN webhooks h"
+        " ON h.event_type = ? AND h.status = 'active'"
+        " AND h.network = CASE WHEN n.network_id = 1 THEN 'mainnet' ELSE 'fuji' END"
+        " WHERE n.pchain = ?",
+        (EVENT_TYPE, pchain),
     )
     return [_hook(str(r[0]), orjson.loads(r[1])) for r in rows]
 
