@@ -252,6 +252,8 @@ def test_the_client_creates_and_reads_a_validator_webhook(served: tuple[str, str
     assert [w["id"] for p in listed.all_pages() for w in p["webhooks"]] == [made["id"]]
     got = httpx.get(f"{base}/v1/webhooks/{made['id']}", headers={HEADER: key})
     assert_matches(got.json(), "WebhookResponse")
+    listed_body = httpx.get(f"{base}/v1/webhooks", headers={HEADER: key}).json()
+    assert_matches(listed_body, "ListWebhooksResponse")
     assert got.json()["metadata"] == made["metadata"]
     path = f"{base}/v1/webhooks/{made['id']}/addresses"
     refused = httpx.patch(path, json={"addresses": ["0x" + "11" * 20]}, headers={HEADER: key})
