@@ -13,12 +13,13 @@ from typing import Any
 from snowfield.api.operation import Context, Json
 from snowfield.api.webhooks.schemas import VALIDATOR_SUB_EVENTS
 from snowfield.errors import InvalidParams
-from snowfield.formats.ids import ID, NodeID
+from snowfield.formats.ids import ID, P_CHAIN_ID, NodeID
 from snowfield.store.primary import PrimaryNetwork
+from snowfield.store import webhook_validators
 from snowfield.store.webhook_validators import P_CHAIN_OUTBOX, THRESHOLD, network_name
 from snowfield.store.webhooks import WebhookRow
 
-EVENT_TYPE = "validator_activity"
+EVENT_TYPE = webhook_validators.EVENT_TYPE
 NETWORKS = ("mainnet", "fuji")  # chainkit's PrimaryNetworkType
 KEY_TYPES = ("nodeId", "subnetId")
 MAX_IDS = 100  # nodeIds, subnetIds
@@ -125,4 +126,4 @@ def refuse_addresses(hook: WebhookRow) -> None:
 
 def delivery_chain(chain_id: int, evm: str) -> str:
     """A delivery log row's chainId: the P-Chain's id for validator_activity messages."""
-    return "11111111111111111111111111111111LpoYY" if chain_id == P_CHAIN_OUTBOX else evm
+    return str(P_CHAIN_ID) if chain_id == P_CHAIN_OUTBOX else evm
