@@ -14,8 +14,8 @@ from snowfield.api.operation import Context, Json
 from snowfield.api.webhooks.schemas import VALIDATOR_SUB_EVENTS
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, P_CHAIN_ID, NodeID
-from snowfield.store.primary import PrimaryNetwork
 from snowfield.store import webhook_validators
+from snowfield.store.primary import PrimaryNetwork
 from snowfield.store.webhook_validators import P_CHAIN_OUTBOX, THRESHOLD, network_name
 from snowfield.store.webhooks import WebhookRow
 
