@@ -45,6 +45,7 @@ bench: $(STAMP)  ## benchmarks, each printing ratios against a baseline run besi
 	$(BIN)/python bench/primary_index.py
 	$(BIN)/python bench/primary_api.py
 	$(BIN)/python bench/webhooks.py
+	$(BIN)/python bench/validator_webhooks.py
 
 proto: $(STAMP)  ## regenerate src/snowfield/p2p/proto/*_pb2.py from the .proto files beside them
 	$(BIN)/pip install --quiet grpcio-tools

@@ -127,7 +127,7 @@ def test_a_webhook_belongs_to_its_key(served: tuple[str, str, str]) -> None:
         ({"metadata": {"addresses": [ALICE], "eventSignatures": ["0x1"]}}, "eventSignatures"),
         ({"metadata": "x"}, "metadata"),
         ({"includeLogs": "yes"}, "includeLogs"),
-        ({"eventType": "validator_activity"}, "validator_activity"),
+        ({"eventType": "validator_activity"}, "keyType"),  # tests/webhooks/test_validator_activity
     ],
 )
 def test_bad_bodies_answer_400(

@@ -8,7 +8,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from snowfield.store import l1_fees, primary_blocks, sql, staking_rollups, webhook_primary
+from snowfield.store import (
+    l1_fees,
+    primary_blocks,
+    sql,
+    staking_rollups,
+    webhook_primary,
+    webhook_validators,
+)
 from snowfield.store.database import Database, Writer
 from snowfield.store.l1_fee_math import FeeConfig
 from snowfield.store.primary_documents import render_stored
@@ -128,6 +135,8 @@ def write_blocks(
         l1_fees.advance(w, pchain, [_fee_block(b) for b in blocks], fees)
         # Invariant: webhook messages commit with the rows they report (store/webhook_primary.py).
         webhook_primary.enqueue(w, pchain, blocks, rewards, int(time.time() * 1000))
+        # Invariant: webhook messages commit with the rows they report (after the documents).
+        webhook_validators.on_blocks(w, pchain, blocks, rewards, int(time.time() * 1000))
         w.execute(
             "INSERT INTO p_checkpoints (pchain, next_index, height, block_id, timestamp)"
             " VALUES (?, ?, ?, ?, ?) ON CONFLICT (pchain) DO UPDATE SET"

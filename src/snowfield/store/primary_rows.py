@@ -96,6 +96,25 @@ class L1Event:
 
 
 @dataclass(frozen=True, slots=True)
+class L1Change:
+    """What an L1 validator tx did to one validation (validator_activity webhooks match on it):
+    `kind` register (RegisterL1ValidatorTx, ConvertSubnetToL1Tx's initial validators), weight
+    (SetL1ValidatorWeightTx), increase (IncreaseL1ValidatorBalanceTx) or disable
+    (DisableL1ValidatorTx). Node and subnet are known from register only; the others name the
+    validation id alone. `weight` for register and weight, `balance` the balance given
+    (register) or added (increase)."""
+
+    tx_id: str
+    tx_index: int
+    kind: str
+    validation_id: str
+    node_id: str | None = None
+    subnet_id: str | None = None
+    weight: int | None = None
+    balance: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TxRow:
     tx_id: str
     tx_type: str
@@ -125,6 +144,7 @@ class BlockRows:
     conversions: list[ConversionRow] = field(default_factory=list)
     rewarding: list[str] = field(default_factory=list)  # staking txs rewarded (committed here)
     l1_events: list[L1Event] = field(default_factory=list)  # fee balance changes, in tx order
+    l1_changes: list[L1Change] = field(default_factory=list)  # indexer/extract/l1_changes.py
     option: str | None = None  # "commit" / "abort" for option blocks
     detail: BlockDetail | None = None  # what the block operations show of its bytes
 

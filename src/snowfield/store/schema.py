@@ -38,9 +38,10 @@ from snowfield.store.validator_schema import (
     VALIDATOR_STATE_TABLES,
 )
 from snowfield.store.webhook_schema import WEBHOOK_TABLES
+from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 23
+SCHEMA_VERSION = 24
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -306,6 +307,7 @@ TABLES: tuple[str, ...] = (
     *_ICM,
     *_ICM_ADDRESS_MESSAGES,
     *WEBHOOK_TABLES,
+    *VALIDATOR_WEBHOOK_TABLES,
     icm_counts.TABLE,
     ICM_BY_TIME,
     staking_rollups.TABLE,
@@ -411,6 +413,10 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # The L1 validator fee ledger and its days (store/l1_fees.py). It starts empty: the
     # primary indexer replays it from the node's blocks (l1_fees.lag) at its next sync.
     23: l1_fee_schema.TABLES,
+    # The L1 validations the blocks register, for validator_activity webhooks
+    # (store/webhook_validator_schema.py); a store written before fills it from the blocks to come,
+    # and finds older validations in the observed p_l1_validators.
+    24: VALIDATOR_WEBHOOK_TABLES,
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

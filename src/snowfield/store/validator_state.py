@@ -6,11 +6,12 @@ previous observation in one transaction (the node's view, not a history)."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from snowfield.store import sql
+from snowfield.store import sql, webhook_validators
 from snowfield.store.database import Database
 
 
@@ -47,6 +48,8 @@ def record(
     """Replaces the observation: the stakers and L1 validators the node lists now (an L1
     validation it no longer lists stays, at weight 0), and the supply (amount, height)."""
     with db.transaction() as w:
+        # Before the previous observation is replaced: the webhooks compare against it.
+        webhook_validators.on_observation(w, pchain, l1, int(time.time() * 1000))
         w.execute("DELETE FROM p_staker_observations WHERE pchain = ?", (pchain,))
         w.executemany(
             "INSERT INTO p_staker_observations (pchain, tx_id, node_id, uptime, connected,"

@@ -11,7 +11,7 @@ from typing import Any
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, Param
-from snowfield.api.webhooks import primary, requests
+from snowfield.api.webhooks import primary, requests, validators
 from snowfield.api.webhooks.schemas import DELIVERY_STATES, EVENT_TYPES, STATUSES
 from snowfield.errors import InvalidParams, NotFound, Unauthorized
 from snowfield.store import webhook_outbox, webhooks
@@ -46,6 +46,8 @@ async def _hook(ctx: Context) -> WebhookRow:
 async def _render(ctx: Context, hook: WebhookRow) -> Json:
     if hook.event_type == primary.EVENT_TYPE:
         return primary.render(hook, await ctx.run(webhooks.all_addresses, ctx.db, hook.id))
+    if hook.event_type == validators.EVENT_TYPE:
+        return validators.render(hook)
     metadata: dict[str, Any] = {"addresses": await ctx.run(webhooks.all_addresses, ctx.db, hook.id)}
     if hook.metadata.get("eventSignatures"):
         metadata["eventSignatures"] = hook.metadata["eventSignatures"]
@@ -83,6 +85,8 @@ async def create(ctx: Context) -> Json:
         raise InvalidParams(f"eventType must be one of {', '.join(EVENT_TYPES)}")
     if kind == primary.EVENT_TYPE:
         return await _create(ctx, *await primary.draft(ctx, owner, body))
+    if kind == validators.EVENT_TYPE:
+        return await _create_validator_hook(ctx, owner, body)
     if kind != "address_activity":
         # Refused rather than stored: a webhook that would never fire is worse than an answer.
         raise InvalidParams(f"eventType {kind} is not delivered by this service yet")
@@ -104,6 +108,19 @@ async def _create(ctx: Context, draft: WebhookRow, addresses: list[str]) -> Json
     await ctx.run(webhooks.ensure_secret, ctx.db, draft.owner)  # never a delivery unsigned
     made = await ctx.run(webhooks.create_webhook, ctx.db, draft, addresses)
     return await _render(ctx, made)
+
+
+async def _create_validator_hook(ctx: Context, owner: str, body: dict[str, Any]) -> Json:
+    url = requests.url(body.get("url"))
+    metadata = validators.metadata(requests.metadata(body))
+    net = await validators.network(ctx, body.get("network"))
+    draft = WebhookRow(
+        "", owner, validators.EVENT_TYPE, url, requests.text(body, "name"),
+        requests.text(body, "description"), net.pchain, None, body["network"], webhooks.ACTIVE,
+        0, False, False, metadata,
+    )  # fmt: skip
+    await ctx.run(webhooks.ensure_secret, ctx.db, owner)  # never a delivery without a signature
+    return validators.render(await ctx.run(webhooks.create_webhook, ctx.db, draft, ()))
 
 
 async def list_hooks(ctx: Context) -> Json:
@@ -167,6 +184,7 @@ def _address_change(hook: WebhookRow, body: dict[str, Any]) -> list[str]:
 
 async def add_addresses(ctx: Context) -> Json:
     hook = await _hook(ctx)
+    validators.refuse_addresses(hook)
     new = _address_change(hook, ctx.args["body"])
     have = await ctx.run(webhooks.count_addresses, ctx.db, hook.id)
     if have + len(new) > requests.MAX_ADDRESSES:
@@ -177,6 +195,7 @@ async def add_addresses(ctx: Context) -> Json:
 
 async def remove_addresses(ctx: Context) -> Json:
     hook = await _hook(ctx)
+    validators.refuse_addresses(hook)
     gone = _address_change(hook, ctx.args["body"])
     await ctx.run(webhooks.remove_addresses, ctx.db, hook.id, gone)
     return await _render(ctx, hook)

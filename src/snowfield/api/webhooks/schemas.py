@@ -26,6 +26,14 @@ _PRIMARY_METADATA = obj(
     },
     {"balanceThresholdFilter": obj({"balanceType": S, "balanceThreshold": S})},
 )
+_VALIDATOR_METADATA = obj(
+    {
+        "keyType": enum("nodeId", "subnetId"),
+        "keys": array(S),
+        "subEvents": obj({"validatorActivitySubEvents": array(enum(*VALIDATOR_SUB_EVENTS))}),
+    },
+    {"nodeIds": array(S), "subnetIds": array(S), "l1ValidatorFeeBalanceThreshold": S},
+)
 _COMMON = {
     "id": S,
     "url": S,
@@ -48,9 +56,17 @@ WEBHOOK_COMPONENTS: dict[str, Schema] = {
             "metadata": _PRIMARY_METADATA,
         }
     ),
+    "ValidatorActivityResponse": obj(
+        {**_COMMON, "eventType": enum("validator_activity"), "metadata": _VALIDATOR_METADATA}
+    ),
     # The webhook of any event type, told apart by eventType (the real spec's oneOf).
     "WebhookResponse": {
-        "oneOf": [ref("EVMAddressActivityResponse"), ref("PrimaryNetworkAddressActivityResponse")]
+        "oneOf": [
+            ref("EVMAddressActivityResponse"),
+            ref("PrimaryNetworkAddressActivityResponse"),
+            ref("ValidatorActivityResponse"),
+        ],
+        "discriminator": {"propertyName": "eventType"},
     },
     "ListWebhooksResponse": obj({"webhooks": array(ref("WebhookResponse"))}, {"nextPageToken": S}),
     "ListWebhookAddressesResponse": obj(

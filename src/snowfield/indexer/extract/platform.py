@@ -51,6 +51,7 @@ from snowfield.formats.platform.subnet_txs import (
 from snowfield.formats.platform.transfer_txs import ExportTx, ImportTx, RewardValidatorTx
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.registry import Encodable
+from snowfield.indexer.extract.l1_changes import l1_changes
 from snowfield.indexer.extract.l1_fees import l1_events
 from snowfield.store.primary_blocks import BlockDetail, ProposerRow
 from snowfield.store.primary_rows import (
@@ -183,6 +184,7 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
     _staking(rows, tx.id, tx_id, unsigned, addresses, details, base)
     _subnet(rows, tx_id, unsigned, addresses, details)
     rows.l1_events.extend(l1_events(unsigned))
+    rows.l1_changes.extend(l1_changes(tx_id, index, unsigned))
     if isinstance(unsigned, RewardValidatorTx):
         details["stakingTxHash"] = str(unsigned.tx_id)
         rows.ended.append((str(unsigned.tx_id), tx_id))
