@@ -22,7 +22,7 @@ from pathlib import Path
 from snowfield.store import primary
 from snowfield.store.database import Database
 from snowfield.store.l1_fee_math import MAINNET
-from snowfield.store.primary_rows import BlockRows, L1Event
+from snowfield.store.primary_rows import BlockRows, L1Change
 
 PCHAIN = "11111111111111111111111111111111LpoYY"
 START = 1_700_000_000
@@ -34,8 +34,9 @@ def _blocks(count: int, validators: int) -> list[BlockRows]:
     for h in range(1, count + 1):
         rows = BlockRows(h, f"b{h}", f"b{h - 1}", START + 2 * h)
         if h == 1:
-            rows.l1_events = [
-                L1Event("add", f"v{i}", "s", f"n{i}", 10**13) for i in range(validators)
+            rows.l1_changes = [
+                L1Change(f"t{i}", i, "register", f"v{i}", f"n{i}", "s", 1, 10**13)
+                for i in range(validators)
             ]
         out.append(rows)
     return out

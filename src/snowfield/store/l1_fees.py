@@ -25,7 +25,7 @@ from snowfield.store import l1_fee_math
 from snowfield.store.buckets import DAY, bucket_start
 from snowfield.store.l1_fee_math import FeeConfig
 from snowfield.store.l1_fee_schema import TABLES as TABLES
-from snowfield.store.primary_rows import L1Event
+from snowfield.store.primary_rows import L1Change, L1Event
 from snowfield.store.sql import chunks, in_list
 
 SCOPES = ("validation", "node", "subnet", "all")
@@ -34,6 +34,25 @@ OPTION_BLOCKS = ("BanffCommitBlock", "BanffAbortBlock", "ApricotCommitBlock", "A
 # keeps its proposal's time), its L1 events in tx order.
 Block = tuple[int, int | None, Sequence[L1Event]]
 Charges = Counter[tuple[str, int]]  # (validation, day) -> nAVAX
+
+
+def fee_event(change: L1Change) -> L1Event | None:
+    """What an L1 validator tx's change does to the validation's fee balance (None: nothing,
+    as a weight change that leaves the validator in place)."""
+    if change.kind == "register":
+        node, subnet = change.node_id or "", change.subnet_id or ""
+        return L1Event("add", change.validation_id, subnet, node, change.balance or 0)
+    if change.kind == "increase":
+        return L1Event("topup", change.validation_id, amount=change.balance or 0)
+    if change.kind == "disable":
+        return L1Event("disable", change.validation_id)
+    if change.kind == "weight" and change.weight == 0:
+        return L1Event("remove", change.validation_id)
+    return None
+
+
+def fee_events(changes: Iterable[L1Change]) -> list[L1Event]:
+    return [e for e in map(fee_event, changes) if e is not None]
 
 
 @dataclass(slots=True)

@@ -155,7 +155,7 @@ def write_fees(db: Database, pchain: str, blocks: Sequence[BlockRows], fees: Fee
 
 def _fee_block(b: BlockRows) -> l1_fees.Block:
     # An option block keeps its proposal's chain time (its own stamp is the wrapper's).
-    return b.height, None if b.option else b.timestamp, b.l1_events
+    return b.height, None if b.option else b.timestamp, l1_fees.fee_events(b.l1_changes)
 
 
 def _write_potential(w: Writer, pchain: str, potential: Mapping[str, int]) -> None:

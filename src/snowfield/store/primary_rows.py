@@ -83,10 +83,11 @@ class ConversionRow:
 
 @dataclass(frozen=True, slots=True)
 class L1Event:
-    """What a tx does to an L1 validator's fee balance: "add" (ConvertSubnetToL1Tx's
-    validators, RegisterL1ValidatorTx: the balance it starts with), "topup"
-    (IncreaseL1ValidatorBalanceTx: `amount` more), "disable" (DisableL1ValidatorTx) or "remove"
-    (SetL1ValidatorWeightTx to weight 0): the balance left is refunded, none is charged after."""
+    """What a tx does to an L1 validator's fee balance (store/l1_fees.fee_event reads it from the
+    tx's L1Change): "add" (ConvertSubnetToL1Tx's validators, RegisterL1ValidatorTx: the balance
+    it starts with), "topup" (IncreaseL1ValidatorBalanceTx: `amount` more), "disable"
+    (DisableL1ValidatorTx) or "remove" (SetL1ValidatorWeightTx to weight 0): the balance left is
+    refunded, none is charged after."""
 
     kind: str
     validation_id: str
@@ -143,7 +144,6 @@ class BlockRows:
     chains: list[PChainRow] = field(default_factory=list)
     conversions: list[ConversionRow] = field(default_factory=list)
     rewarding: list[str] = field(default_factory=list)  # staking txs rewarded (committed here)
-    l1_events: list[L1Event] = field(default_factory=list)  # fee balance changes, in tx order
     l1_changes: list[L1Change] = field(default_factory=list)  # indexer/extract/l1_changes.py
     option: str | None = None  # "commit" / "abort" for option blocks
     detail: BlockDetail | None = None  # what the block operations show of its bytes

@@ -52,7 +52,6 @@ from snowfield.formats.platform.transfer_txs import ExportTx, ImportTx, RewardVa
 from snowfield.formats.platform.txs import Tx
 from snowfield.formats.registry import Encodable
 from snowfield.indexer.extract.l1_changes import l1_changes
-from snowfield.indexer.extract.l1_fees import l1_events
 from snowfield.store.primary_blocks import BlockDetail, ProposerRow
 from snowfield.store.primary_rows import (
     BlockRows,
@@ -183,7 +182,6 @@ def _tx_rows(rows: BlockRows, index: int, tx: Tx, addresses: Addresses) -> None:
             )
     _staking(rows, tx.id, tx_id, unsigned, addresses, details, base)
     _subnet(rows, tx_id, unsigned, addresses, details)
-    rows.l1_events.extend(l1_events(unsigned))
     rows.l1_changes.extend(l1_changes(tx_id, index, unsigned))
     if isinstance(unsigned, RewardValidatorTx):
         details["stakingTxHash"] = str(unsigned.tx_id)
