@@ -1,7 +1,8 @@
 """The C-Chain's atomic txs' tables (schema 13; store/c_atomic.py writes them): each import and
 export with its block, the UTXOs an export put into shared memory for the X- or P-Chain
 (`consumed_on`), the UTXOs an import took from it, and the checkpoint of the block index.
-Every row carries the C-Chain block number (`height`) that derived it."""
+Every row carries the C-Chain block number (`height`) that derived it; a tx its block's EVM hash
+(`block_id`, 0x hex, since schema 21)."""
 
 from __future__ import annotations
 

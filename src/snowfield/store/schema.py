@@ -40,7 +40,7 @@ from snowfield.store.validator_schema import (
 from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 19
+SCHEMA_VERSION = 21
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -407,6 +407,14 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
     # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
     19: (copy_native_documents,),
+    # The C-Chain's atomic txs name their block by its EVM hash from here (the data API's
+    # blockHash), no longer by the index's container id: they are read again from the node.
+    21: (
+        "DELETE FROM c_atomic_txs",
+        "DELETE FROM c_atomic_utxos",
+        "DELETE FROM c_atomic_imports",
+        "DELETE FROM c_atomic_checkpoints",
+    ),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

@@ -70,10 +70,10 @@ def require_p(t: Target) -> None:
 
 
 def require_indexed(t: Target) -> None:
-    """The P- and X-Chain's transactions and UTXOs are indexed; the C-Chain's atomic ones not
-    yet."""
+    """The last activity of addresses is answered on the P- and X-Chain; on the C-Chain (its
+    atomic txs and shared-memory UTXOs are served, c_chain.py) not yet."""
     if t.chain == "C":
-        raise NotFound(f"the {t.name}'s UTXOs and transactions are not indexed")
+        raise NotFound(f"the {t.name}'s address activity is not indexed")
 
 
 def split_addresses(raw: str, name: str = "addresses") -> list[str]:

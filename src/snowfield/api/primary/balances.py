@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import Param
-from snowfield.api.primary import x_chain
+from snowfield.api.primary import p_atomic, x_chain
 from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, target
 from snowfield.api.primary.primary_network import NETWORK_PATH
 from snowfield.store import p_address_queries, primary_queries
@@ -84,6 +84,7 @@ async def get_balances(ctx: Context) -> Json:
     for u in held:
         kinds[p_kind(u, now or 0)].append(u)
     balances = {k: aggregate(t.net.avax_asset, v) for k, v in kinds.items()}
+    balances.update(await p_atomic.atomic_memory(ctx, t, addresses, at))
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     return {"balances": balances, "chainInfo": chain_info}
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
-from snowfield.api.primary import x_chain
+from snowfield.api.primary import c_chain, x_chain
 from snowfield.api.primary.addressing import (
     BLOCKCHAIN,
     FUJI_X,
@@ -54,7 +54,6 @@ _UTXO_PARAMS = (
 
 
 async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
-    require_indexed(t)
     addresses = addresses_for(t, raw)
     f = UtxoFilter(
         include_spent=bool(ctx.args.get("includeSpent")),
@@ -65,6 +64,8 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
     )
     if t.chain == "X":
         return await x_chain.utxos(ctx, t, addresses, f)
+    if t.chain == "C":
+        return await c_chain.utxos(ctx, t, addresses, f)
     page = await ctx.run(
         p_address_queries.utxo_page,
         ctx.db,

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, Param
-from snowfield.api.primary import x_documents
+from snowfield.api.primary import x_documents, x_imports
 from snowfield.api.primary.addressing import BLOCKCHAIN, Target, target
 from snowfield.api.primary.primary_network import (
     END_TIME,
@@ -38,6 +38,13 @@ def xchain_of(t: Target) -> str:
 async def _assets(ctx: Context, t: Target, asset_ids: Sequence[str]) -> Assets:
     known = await ctx.run(x_address_queries.assets, ctx.db, xchain_of(t), list(asset_ids))
     return Assets(t.net.avax_asset, known)
+
+
+async def assets_of(ctx: Context, t: Target, asset_ids: Sequence[str]) -> Assets:
+    """Asset facts from the X-Chain's index, or AVAX's alone when the node has no X-Chain."""
+    if t.net.xchain is None or not asset_ids:
+        return Assets(t.net.avax_asset, {})
+    return await _assets(ctx, t, asset_ids)
 
 
 def _aggregate(assets: Assets, entries: Sequence[tuple[str, int]]) -> list[Json]:
@@ -118,6 +125,9 @@ async def utxos(ctx: Context, t: Target, addresses: list[str], f: UtxoFilter) ->
         x_address_queries.utxo_page, ctx.db, xchain, addresses, f, ctx.after(), ctx.args["pageSize"]
     )
     assets = await _assets(ctx, t, [u.asset_id for u in page.items])
+    if f.include_spent:
+        # The UTXOs its imports took from shared memory are spent UTXOs of the X-Chain too.
+        return await x_imports.utxos_with_imported(ctx, t, addresses, f, page)
     items = [x_documents.utxo(assets, xchain, u) for u in page.items]
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     return {**ctx.next_page(page), "utxos": items, "chainInfo": chain_info}
@@ -140,12 +150,16 @@ async def documents(ctx: Context, t: Target, txs: Sequence[XTx]) -> list[Json]:
     places = await ctx.run(x_address_queries.places, ctx.db, xchain, ids)
     asset_ids = [u.asset_id for group in (emitted, consumed) for us in group.values() for u in us]
     assets = await _assets(ctx, t, asset_ids + ids)
-    return [
+    docs = [
         x_documents.transaction(
             assets, xchain, tx, emitted[tx.tx_id], consumed[tx.tx_id], places[tx.tx_id]
         )
         for tx in txs
     ]
+    imports = [tx.tx_id for tx in txs if tx.tx_type == "ImportTx"]
+    if imports:
+        await x_imports.add_imported(ctx, t, assets, docs, imports)
+    return docs
 
 
 async def get_tx(ctx: Context, t: Target, tx_hash: str) -> Json:
