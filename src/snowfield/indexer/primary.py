@@ -38,6 +38,7 @@ from snowfield.indexer.primary_extraction import (
     ProcessExtraction,
 )
 from snowfield.indexer.validator_observer import ValidatorObserver
+from snowfield.indexer.x_genesis import sync_x_genesis
 from snowfield.indexer.xchain import sync_xchain
 from snowfield.rpc.client import RpcClient, RpcError
 from snowfield.store import primary, primary_queries, vertices
@@ -115,6 +116,7 @@ class PlatformSource:
         self.cblocks = IndexClient(f"{base}/ext/index/C/block", timeout=timeout)
         self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
         self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
+        self.avm = RpcClient(f"{base}/ext/bc/X", timeout=timeout, retries=2)
         self._gate = asyncio.Semaphore(IN_FLIGHT)
 
     async def aclose(self) -> None:
@@ -123,7 +125,7 @@ class PlatformSource:
         await self.xtxs.aclose()
         await self.xblocks.aclose()
         await self.cblocks.aclose()
-        for client in (self.platform, self.info):
+        for client in (self.platform, self.info, self.avm):
             await client.aclose()
 
     async def last_index(self) -> int:
@@ -200,6 +202,12 @@ class PlatformSource:
             got = await self.platform.call_object(
                 "platform.getTx", {"txID": tx_id, "encoding": "hex"}
             )
+        return decode_hex(str(got["tx"]))
+
+    async def x_tx(self, tx_id: str) -> bytes:
+        """An X-Chain tx by id (avm.getTx): the genesis tx, which its tx index does not list."""
+        async with self._gate:
+            got = await self.avm.call_object("avm.getTx", {"txID": tx_id, "encoding": "hex"})
         return decode_hex(str(got["tx"]))
 
 
@@ -307,6 +315,9 @@ class PrimaryIndexer:
         if net.xchain is not None:
             await self._sync_vertices(net.xchain)
             assert self.addresses is not None
+            await sync_x_genesis(
+                self.db, self.source.x_tx, net.xchain, net.pchain, net.avax_asset, self.addresses
+            )
             await sync_xchain(
                 self.db,
                 self.source.xtxs,

@@ -408,12 +408,27 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
     19: (copy_native_documents,),
     # The C-Chain's atomic txs name their block by its EVM hash from here (the data API's
-    # blockHash), no longer by the index's container id: they are read again from the node.
+    # blockHash), no longer by the index's container id; the X-Chain's index starts with its
+    # genesis allocations (store/x_genesis.py), which the txs after them spend. Both are read
+    # again from the node.
     21: (
         "DELETE FROM c_atomic_txs",
         "DELETE FROM c_atomic_utxos",
         "DELETE FROM c_atomic_imports",
         "DELETE FROM c_atomic_checkpoints",
+        *(
+            f"DELETE FROM {table}"
+            for table in (
+                "x_txs",
+                "x_tx_addresses",
+                "x_utxos",
+                "x_utxo_owners",
+                "x_imports",
+                "x_assets",
+                "x_tx_places",
+                "x_tx_checkpoints",
+            )
+        ),
     ),
 }
 
