@@ -31,6 +31,7 @@ from snowfield.indexer.extract.platform import (
     reward_utxo,
 )
 from snowfield.indexer.extract.vertices import vertex_row
+from snowfield.indexer.p_genesis import sync_p_genesis
 from snowfield.indexer.primary_extraction import (
     PROCESS_BACKLOG,
     Extraction,
@@ -204,6 +205,20 @@ class PlatformSource:
             )
         return decode_hex(str(got["tx"]))
 
+    async def p_utxos(self, addresses: list[str]) -> list[bytes]:
+        """Every UTXO the P-Chain holds for `addresses` (platform.getUTXOs, page by page)."""
+        out: list[bytes] = []
+        params: dict[str, Any] = {"addresses": addresses, "limit": 1024, "encoding": "hex"}
+        while True:
+            async with self._gate:
+                got = await self.platform.call_object("platform.getUTXOs", params)
+            page = [decode_hex(str(u)) for u in got.get("utxos") or ()]
+            out += page
+            end = got.get("endIndex")
+            if len(page) < 1024 or not end:
+                return out
+            params = {**params, "startIndex": end}
+
     async def x_tx(self, tx_id: str) -> bytes:
         """An X-Chain tx by id (avm.getTx): the genesis tx, which its tx index does not list."""
         async with self._gate:
@@ -326,6 +341,8 @@ class PrimaryIndexer:
                 self.addresses,
                 self.batch_size,
             )
+        assert self.addresses is not None
+        await sync_p_genesis(self.db, self.source.p_utxos, net.pchain, net.xchain, self.addresses)
         if net.cchain is not None:
             assert self.addresses is not None
             await sync_c_atomic(

@@ -25,6 +25,7 @@ from snowfield.store.evm_schema import (
     reread_evm_chains,
 )
 from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
+from snowfield.store.p_genesis_schema import P_GENESIS_TABLES
 from snowfield.store.primary_schema import (
     P_STAKER_OWNERS,
     P_STAKING_ROWS,
@@ -317,6 +318,7 @@ TABLES: tuple[str, ...] = (
     *USAGE_TABLES,
     *X_TABLES,
     *C_ATOMIC_TABLES,
+    *P_GENESIS_TABLES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -416,6 +418,7 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
         "DELETE FROM c_atomic_utxos",
         "DELETE FROM c_atomic_imports",
         "DELETE FROM c_atomic_checkpoints",
+        *P_GENESIS_TABLES,
         *(
             f"DELETE FROM {table}"
             for table in (

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
-from snowfield.api.primary import c_chain, x_chain
+from snowfield.api.primary import c_chain, p_genesis, x_chain
 from snowfield.api.primary.addressing import (
     BLOCKCHAIN,
     FUJI_X,
@@ -27,7 +27,6 @@ from snowfield.api.primary.primary_network import NETWORK_PATH, indexed_network
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.store import p_address_queries
 from snowfield.store.p_address_queries import UtxoFilter
-from snowfield.store.primary_documents import utxo
 
 ASSET_ID = Param("assetId", "query", "Only UTXOs of this asset.")
 INCLUDE_SPENT = Param(
@@ -75,9 +74,7 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
         ctx.after(),
         ctx.args["pageSize"],
     )
-    items = [utxo(t.net.avax_asset, u) for u in page.items]
-    chain_info = {"chainName": t.name, "network": ctx.args["network"]}
-    return {**ctx.next_page(page), "utxos": items, "chainInfo": chain_info}
+    return await p_genesis.utxo_page(ctx, t, addresses, f, page)
 
 
 async def list_utxos(ctx: Context) -> Json:
