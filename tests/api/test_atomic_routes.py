@@ -14,6 +14,7 @@ import asyncio
 import base64
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -361,6 +362,49 @@ def test_p_chain_atomic_memory_equals_get_utxos_with_source_chain(indexed: Index
         assert sum(e["utxoCount"] for e in got) == len(node)
     assert {e["status"] for e in shared} == {"unlocked"}
     assert body["balances"]["atomicMemoryLocked"] == []
+
+
+def _avax_net(entries: list[dict[str, Any]], avax: str) -> int:
+    """The AVAX of node-JSON inputs or outputs."""
+    return sum(
+        int(e.get("input", e.get("output", {})).get("amount", 0))
+        for e in entries
+        if e["assetID"] == avax
+    )
+
+
+def test_supply_counts_atomic_fees(indexed: Indexed) -> None:
+    """totalXBurned covers X imports from P and C (what they took less what they made), and
+    totalCBurned the atomic txs' fees (avax.getAtomicTx: AVAX in less AVAX out)."""
+    ix = indexed
+    got = httpx.get(f"{ix.api}/v1/avax/supply")
+    assert got.status_code == 200, got.text
+    body = got.json()
+    avax = ix.node("X", "avm.getAssetDescription", {"assetID": "AVAX"})["assetID"]
+    x_spent = 0
+    for r in ix.db.query("SELECT tx_id FROM x_txs"):
+        u = ix.node("X", "avm.getTx", {"txID": str(r[0]), "encoding": "json"})["tx"]["unsignedTx"]
+        ins = [*(u.get("inputs") or ()), *(u.get("importedInputs") or ())]
+        outs = [*(u.get("outputs") or ()), *(u.get("exportedOutputs") or ())]
+        x_spent += _avax_net(ins, avax) - _avax_net(outs, avax)
+    assert int(Decimal(body["totalXBurned"]) * 10**9) == x_spent > 0
+    c_fees = 0
+    for r in ix.db.query("SELECT tx_id FROM c_atomic_txs"):
+        got = ix.node("C", "avax.getAtomicTx", {"txID": str(r[0]), "encoding": "hex"})
+        unsigned = AtomicTx.decode(decode_hex(got["tx"])).unsigned
+        if isinstance(unsigned, ExportTx):
+            c_fees += sum(i.amount for i in unsigned.ins if str(i.asset_id) == avax)
+            c_fees -= sum(
+                o.output.amount for o in unsigned.exported_outputs if str(o.asset_id) == avax
+            )
+        else:
+            assert isinstance(unsigned, ImportTx)
+            c_fees += sum(
+                i.input.amount for i in unsigned.imported_inputs if str(i.asset_id) == avax
+            )
+            c_fees -= sum(o.amount for o in unsigned.outs if str(o.asset_id) == avax)
+    # No EVM block fees here: the C-Chain's EVM blocks are not indexed in this store.
+    assert Decimal(body["totalCBurned"]) * 10**9 == c_fees > 0
 
 
 def test_bad_inputs_on_the_c_chain(indexed: Indexed) -> None:

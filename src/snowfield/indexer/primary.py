@@ -346,7 +346,12 @@ class PrimaryIndexer:
         if net.cchain is not None:
             assert self.addresses is not None
             await sync_c_atomic(
-                self.db, self.source.cblocks, net.cchain, self.addresses, self.batch_size
+                self.db,
+                self.source.cblocks,
+                net.cchain,
+                self.addresses,
+                self.batch_size,
+                net.avax_asset,
             )
         return start
 

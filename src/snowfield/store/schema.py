@@ -410,11 +410,13 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
     19: (copy_native_documents,),
     # The C-Chain's atomic txs name their block by its EVM hash from here (the data API's
-    # blockHash), no longer by the index's container id; the X-Chain's index starts with its
-    # genesis allocations (store/x_genesis.py), which the txs after them spend. Both are read
-    # again from the node.
+    # blockHash), no longer by the index's container id, and keep their fee; the X-Chain's
+    # index starts with its genesis allocations (store/x_genesis.py), which the txs after them
+    # spend. Both are read again from the node. The P-Chain's genesis allocations
+    # (store/p_genesis.py).
     21: (
-        "DELETE FROM c_atomic_txs",
+        "DROP TABLE IF EXISTS c_atomic_txs",  # it gains `fee`
+        *C_ATOMIC_TABLES,
         "DELETE FROM c_atomic_utxos",
         "DELETE FROM c_atomic_imports",
         "DELETE FROM c_atomic_checkpoints",

@@ -31,6 +31,7 @@ class AtomicRows:
     timestamp: int
     chain: str  # the source (import) or destination (export) chain
     tx_bytes: str
+    fee: int  # nAVAX of `avax` burned: AVAX in less AVAX out
     exported: list[XUtxoRow] = field(default_factory=list)
     imported: list[str] = field(default_factory=list)  # UTXO ids taken from shared memory
 
@@ -52,8 +53,21 @@ def _evm_hash(block: bytes) -> str:
     return "0x" + digest.hex()
 
 
+def _fee(unsigned: ImportTx | ExportTx, avax: ID) -> int:
+    if isinstance(unsigned, ImportTx):
+        paid = sum(i.input.amount for i in unsigned.imported_inputs if i.asset_id == avax)
+        return paid - sum(o.amount for o in unsigned.outs if o.asset_id == avax)
+    paid = sum(i.amount for i in unsigned.ins if i.asset_id == avax)
+    return paid - sum(o.output.amount for o in unsigned.exported_outputs if o.asset_id == avax)
+
+
 def extract_block(
-    index: int, container_id: str, data: bytes, accepted_ns: int, addresses: Addresses
+    index: int,
+    container_id: str,
+    data: bytes,
+    accepted_ns: int,
+    addresses: Addresses,
+    avax: ID,
 ) -> list[AtomicRows]:
     """The atomic txs of the container at position `index` of the C-Chain's block index."""
     out: list[AtomicRows] = []
@@ -70,13 +84,13 @@ def extract_block(
         if isinstance(unsigned, ImportTx):
             rows = AtomicRows(
                 tx_id, "ImportTx", height, block_hash, stamp, str(unsigned.source_chain),
-                "0x" + tx.encode().hex(),
+                "0x" + tx.encode().hex(), _fee(unsigned, avax),
             )  # fmt: skip
             rows.imported = [str(i.utxo_id.input_id) for i in unsigned.imported_inputs]
         elif isinstance(unsigned, ExportTx):
             rows = AtomicRows(
                 tx_id, "ExportTx", height, block_hash, stamp, str(unsigned.destination_chain),
-                "0x" + tx.encode().hex(),
+                "0x" + tx.encode().hex(), _fee(unsigned, avax),
             )  # fmt: skip
             for i, out_ in enumerate(unsigned.exported_outputs):
                 rows.exported.append(_exported(tx.id, i, out_, rows.chain, addresses))
