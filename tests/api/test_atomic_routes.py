@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from snowfield.api.app import create_data_app
+from snowfield.api.primary.addressing import FUJI_C, FUJI_X
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.atomic.txs import AtomicTx, ExportTx, ImportTx
 from snowfield.formats.bech32 import format_address, hrp_for_network
@@ -407,6 +408,32 @@ def test_supply_counts_atomic_fees(indexed: Indexed) -> None:
     assert Decimal(body["totalCBurned"]) * 10**9 == c_fees > 0
 
 
+def test_c_chain_last_activity_and_chain_ids(indexed: Indexed) -> None:
+    ix = indexed
+    body = ix.get("/c-chain/lastActivityTimestampByAddresses", addresses=f"C-{ix.bare}")
+    assert_matches(body, "LastActivityTimestamp")
+    latest = ix.db.query("SELECT tx_id, height, timestamp FROM c_atomic_txs")
+    newest = max(int(r[2]) for r in latest)
+    assert body["timestamp"] == newest and body["chainName"] == "c-chain"
+    assert (body["txHash"], int(body["blockNumber"])) in {(str(r[0]), int(r[1])) for r in latest}
+    node = ix.node("C", "avax.getAtomicTx", {"txID": body["txHash"], "encoding": "hex"})
+    assert int(node["blockHeight"]) == int(body["blockNumber"])
+    posted = httpx.post(
+        f"{ix.api}{NET}/c-chain/lastActivityTimestampByAddresses",
+        json={"addresses": f"C-{ix.bare}"},
+    )
+    assert posted.json() == body
+    ids = httpx.get(
+        f"{ix.api}/v1/networks/testnet/addresses:listChainIds", params={"addresses": ix.bare}
+    ).json()["addresses"][0]["blockchainIds"]
+    assert FUJI_C in ids and FUJI_X in ids
+    idle = httpx.get(
+        f"{ix.api}{NET}/c-chain/lastActivityTimestampByAddresses",
+        params={"addresses": "C-" + format_address("C", ix.bare.split("1")[0], bytes(20))[2:]},
+    )
+    assert_error(idle, 404)
+
+
 def test_bad_inputs_on_the_c_chain(indexed: Indexed) -> None:
     api = indexed.api
     base = f"{api}{NET}/c-chain"
@@ -456,6 +483,11 @@ def test_the_official_client_takes_every_answer(indexed: Indexed) -> None:
                 {"blockchainId": "x-chain", "pageSize": 2, "txTypes": ["ImportTx"]},
                 "all",
             ),
+            Call(
+                "data.primaryNetwork.utxos.getLastActivityTimestampByAddresses",
+                {**c, "addresses": wallet},
+            ),
+            Call("data.primaryNetwork.getChainIdsForAddresses", {"addresses": ix.bare}),
         ],
         data=ix.api,
     )

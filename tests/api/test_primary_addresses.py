@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from snowfield.api.app import create_data_app
-from snowfield.api.primary.addressing import FUJI_X
+from snowfield.api.primary.addressing import FUJI_C, FUJI_X
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_address, format_bech32, hrp_for_network, parse_bech32
 from snowfield.formats.hexcheck import decode_hex
@@ -387,9 +387,13 @@ def test_last_activity_and_chain_ids(indexed: Indexed) -> None:
         f"{api}/v1/networks/testnet/addresses:listChainIds", params={"addresses": wallet}
     )
     assert_matches(ids.json(), "ChainAddressChainIdMapListResponse")
-    # The demo wallet also moves AVAX on the X-Chain (the test network's answers as Fuji's).
+    # The demo wallet also moves AVAX on the X-Chain and exports from the C-Chain (the test
+    # network's answer as Fuji's).
     assert ids.json()["addresses"] == [
-        {"address": wallet[2:], "blockchainIds": ["11111111111111111111111111111111LpoYY", FUJI_X]}
+        {
+            "address": wallet[2:],
+            "blockchainIds": ["11111111111111111111111111111111LpoYY", FUJI_X, FUJI_C],
+        }
     ]
 
 

@@ -83,3 +83,32 @@ def tx_page(
     args.append(limit + 1)
     rows = [_tx(r) for r in db.query("".join(sql), args)]
     return page_of(rows, limit, lambda t: (t.height, t.tx_id))
+
+
+def export_events(
+    db: Database, cchain: str, addresses: Sequence[str]
+) -> list[tuple[int, int, str, str]]:
+    """(time, block number, tx, UTXO) of each UTXO the C-Chain exported to one of `addresses`."""
+    out = []
+    for a in addresses:
+        out += [
+            (int(r[0]), int(r[1]), str(r[2]), str(r[3]))
+            for r in db.query(
+                "SELECT timestamp, height, tx_id, utxo_id FROM c_atomic_utxos WHERE cchain = ?"
+                " AND (',' || addresses || ',') LIKE ?",
+                (cchain, f"%,{a},%"),
+            )
+        ]
+    return out
+
+
+def heights(db: Database, cchain: str, tx_ids: Sequence[str]) -> dict[str, int]:
+    """The block number of each of these atomic txs."""
+    if not tx_ids:
+        return {}
+    rows = db.query(
+        "SELECT tx_id, height FROM c_atomic_txs WHERE cchain = ?"
+        f" AND tx_id IN ({', '.join('?' for _ in tx_ids)})",
+        (cchain, *tx_ids),
+    )
+    return {str(r[0]): int(r[1]) for r in rows}

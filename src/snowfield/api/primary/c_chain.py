@@ -14,7 +14,7 @@ from snowfield.api.primary.x_documents import Assets
 from snowfield.errors import NotFound
 from snowfield.store import atomic_utxos, c_atomic_queries, x_address_queries
 from snowfield.store.atomic_utxos import AtomicUtxo
-from snowfield.store.p_address_queries import TxFilter, UtxoFilter
+from snowfield.store.p_address_queries import LastActivity, TxFilter, UtxoFilter
 from snowfield.store.pagination import Key, page_of
 from snowfield.store.shared_memory import Chains
 from snowfield.store.x_address_queries import XUtxo
@@ -122,3 +122,36 @@ async def tx_list(ctx: Context, t: Target, f: TxFilter) -> Json:
     )
     txs = await documents(ctx, t, page.items)
     return {**ctx.next_page(page), "transactions": txs, "chainInfo": _chain_info(ctx, t)}
+
+
+async def last_activity(ctx: Context, t: Target, addresses: list[str]) -> LastActivity | None:
+    """The latest atomic event of these addresses on the C-Chain: an export to them, or an
+    import of a UTXO of theirs (`isConsumed`); its block number is the C-Chain block's."""
+    cchain = cchain_of(t)
+    events = [
+        (when, height, tx, utxo, False)
+        for when, height, tx, utxo in await ctx.run(
+            c_atomic_queries.export_events, ctx.db, cchain, addresses
+        )
+    ]
+    shared = await ctx.run(atomic_utxos.destined, ctx.db, chains_of(t), cchain, addresses)
+    taken = [u for u in shared if u.consuming_tx is not None]
+    at = await ctx.run(
+        c_atomic_queries.heights, ctx.db, cchain, sorted({u.consuming_tx or "" for u in taken})
+    )
+    events += [
+        (u.consuming_timestamp or 0, at.get(u.consuming_tx or "", 0), u.consuming_tx or "",
+         u.utxo_id, True)
+        for u in taken
+    ]  # fmt: skip
+    if not events:
+        return None
+    when, height, tx, utxo, consumed = max(events, key=lambda e: (e[0], e[1]))
+    return LastActivity(when, height, tx, utxo, consumed)
+
+
+async def has_activity(ctx: Context, t: Target, address: str) -> bool:
+    """Whether an indexed atomic tx of the C-Chain names `address`."""
+    if t.net.cchain is None:
+        return False
+    return bool(await _involving(ctx, t, [address]))
