@@ -408,6 +408,20 @@ def test_supply_counts_atomic_fees(indexed: Indexed) -> None:
     assert Decimal(body["totalCBurned"]) * 10**9 == c_fees > 0
 
 
+def test_atomic_memory_at_a_time(indexed: Indexed) -> None:
+    """At a `blockTimestamp`, a chain's atomic memory is what was exported to it by then and
+    not imported by then: nothing before the first export, today's at the latest time."""
+    ix = indexed
+    for chain in ("c-chain", "x-chain", "p-chain"):
+        address = f"{chain[0].upper()}-{ix.bare}"
+        now = ix.get(f"/{chain}/balances", addresses=address)["balances"]
+        assert now["atomicMemoryUnlocked"], chain
+        early = ix.get(f"/{chain}/balances", addresses=address, blockTimestamp=1)["balances"]
+        assert early["atomicMemoryUnlocked"] == [], chain
+        late = ix.get(f"/{chain}/balances", addresses=address, blockTimestamp=2**40)["balances"]
+        assert late["atomicMemoryUnlocked"] == now["atomicMemoryUnlocked"], chain
+
+
 def test_c_chain_last_activity_and_chain_ids(indexed: Indexed) -> None:
     ix = indexed
     body = ix.get("/c-chain/lastActivityTimestampByAddresses", addresses=f"C-{ix.bare}")

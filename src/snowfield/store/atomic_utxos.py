@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snowfield.store.database import Database
-from snowfield.store.shared_memory import Chains
+from snowfield.store.shared_memory import Chains, Shared
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +63,16 @@ def _imports(dest: str, chains: Chains) -> str:
 
 
 def _select(
-    db: Database, chains: Chains, source: str, dest: str, where: str, params: Sequence[Any]
+    db: Database,
+    chains: Chains,
+    source: str,
+    dest: str,
+    where: str,
+    params: Sequence[Any],
+    head: str = "",
 ) -> list[AtomicUtxo]:
-    """The exports of chain field `source` for chain `dest` that also meet `where`."""
+    """The exports of chain field `source` for chain `dest` that also meet `where` (`head`:
+    tables joined before the UTXO table, which `where` then names)."""
     source_id = getattr(chains, source)
     if source_id is None or source_id == dest:
         return []
@@ -73,7 +80,7 @@ def _select(
     sql = (
         "SELECT u.utxo_id, u.tx_id, u.output_index, u.asset_id, u.amount, u.addresses,"
         f" COALESCE(u.threshold, 1), COALESCE(u.locktime, 0), u.utxo_bytes, COALESCE(u.{time}, 0),"
-        f" i.by_tx, i.at_time FROM {table} u LEFT JOIN ({_imports(dest, chains)}) i"
+        f" i.by_tx, i.at_time FROM {head}{table} u LEFT JOIN ({_imports(dest, chains)}) i"
         f" ON i.utxo_id = u.utxo_id WHERE u.{key} = ? AND u.consumed_on = ?{where}"
     )
     rows = db.query(sql, (dest, source_id, dest, *params))
@@ -86,6 +93,32 @@ def _select(
         )
         for r in rows
     ]  # fmt: skip
+
+
+def _by_owner(
+    db: Database, chains: Chains, source: str, dest: str, addresses: Sequence[str]
+) -> list[AtomicUtxo]:
+    """`source`'s exports to `dest` that `addresses` own, found through the source chain's own
+    index by owner (one index range per address, not a scan of its UTXOs): x_utxo_owners on
+    the X-Chain, the txs naming the address (p_tx_addresses) on the P-Chain, the owner list
+    itself on the C-Chain (its atomic exports are few)."""
+    source_id = getattr(chains, source)
+    if not addresses or source_id is None:
+        return []
+    marks = ", ".join("?" for _ in addresses)
+    if source == "xchain":
+        head = "x_utxo_owners o CROSS JOIN "
+        where = f" AND o.xchain = ? AND o.address IN ({marks}) AND u.utxo_id = o.utxo_id"
+    elif source == "pchain":
+        head = "p_tx_addresses o CROSS JOIN "
+        where = (
+            f" AND o.pchain = ? AND o.address IN ({marks}) AND u.tx_id = o.tx_id"
+            " AND (',' || u.addresses || ',') LIKE ('%,' || o.address || ',%')"
+        )
+    else:
+        owned, params = _owned_by(addresses)
+        return _select(db, chains, source, dest, owned, params)
+    return _select(db, chains, source, dest, where, [source_id, *addresses], head)
 
 
 def _owned_by(addresses: Sequence[str]) -> tuple[str, list[str]]:
@@ -103,8 +136,10 @@ def _in(column: str, values: Sequence[str]) -> tuple[str, list[str]]:
 
 def destined(db: Database, chains: Chains, dest: str, addresses: Sequence[str]) -> list[AtomicUtxo]:
     """Every UTXO the other chains exported to `dest` for these addresses, imported or not."""
-    where, params = _owned_by(addresses)
-    return [u for source in _SOURCES for u in _select(db, chains, source, dest, where, params)]
+    found = {
+        u.utxo_id: u for source in _SOURCES for u in _by_owner(db, chains, source, dest, addresses)
+    }
+    return list(found.values())
 
 
 def imported(db: Database, chains: Chains, dest: str, utxo_ids: Sequence[str]) -> list[AtomicUtxo]:
@@ -135,3 +170,22 @@ def taken_by(db: Database, chains: Chains, dest: str, tx_ids: Sequence[str]) -> 
         where, params = _in("i.by_tx", tx_ids[i : i + 500])
         out += [u for source in _SOURCES for u in _select(db, chains, source, dest, where, params)]
     return out
+
+
+def shared_at(
+    db: Database, chains: Chains, dest: str, addresses: Sequence[str], at: int | None
+) -> list[Shared]:
+    """`dest`'s atomic memory for these addresses at time `at` (None: now): what had been
+    exported to it by then and no import on it had taken by then."""
+    return [
+        Shared(u.utxo_id, u.asset_id, int(u.amount), u.locktime, u.created_on)
+        for u in destined(db, chains, dest, addresses)
+        if _held_at(u, at)
+    ]
+
+
+def _held_at(u: AtomicUtxo, at: int | None) -> bool:
+    if at is None:
+        return u.consuming_tx is None
+    taken = u.consuming_timestamp is not None and u.consuming_timestamp <= at
+    return u.timestamp <= at and not taken

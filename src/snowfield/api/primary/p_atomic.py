@@ -12,25 +12,13 @@ from snowfield.api.operation import Context, Json
 from snowfield.api.primary import x_chain
 from snowfield.api.primary.addressing import Target
 from snowfield.store import atomic_utxos, primary_queries
-from snowfield.store.atomic_utxos import AtomicUtxo
-from snowfield.store.shared_memory import Shared
-
-
-def _held(u: AtomicUtxo, at: int | None) -> bool:
-    if at is None:
-        return u.consuming_tx is None
-    taken = u.consuming_timestamp is not None and u.consuming_timestamp <= at
-    return u.timestamp <= at and not taken
 
 
 async def atomic_memory(ctx: Context, t: Target, addresses: list[str], at: int | None) -> Json:
     pchain = t.net.pchain
-    every = await ctx.run(atomic_utxos.destined, ctx.db, x_chain.chains_of(t), pchain, addresses)
-    shared = [
-        Shared(u.utxo_id, u.asset_id, int(u.amount), u.locktime, u.created_on)
-        for u in every
-        if _held(u, at)
-    ]
+    shared = await ctx.run(
+        atomic_utxos.shared_at, ctx.db, x_chain.chains_of(t), pchain, addresses, at
+    )
     now = at
     if now is None and any(s.locktime for s in shared):
         now = await ctx.run(primary_queries.chain_time, ctx.db, pchain)

@@ -20,7 +20,7 @@ from snowfield.api.primary.primary_network import (
 from snowfield.api.primary.x_documents import Assets
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.ids import ID
-from snowfield.store import primary_queries, shared_memory, x_address_queries
+from snowfield.store import atomic_utxos, primary_queries, shared_memory, x_address_queries
 from snowfield.store.p_address_queries import LastActivity, TxFilter, UtxoFilter
 from snowfield.store.pagination import Page
 from snowfield.store.shared_memory import Shared
@@ -60,11 +60,11 @@ def _aggregate(assets: Assets, entries: Sequence[tuple[str, int]]) -> list[Json]
 
 async def balances(ctx: Context, t: Target, addresses: list[str], at: int | None) -> Json:
     """XChainBalances: fungible UTXOs held, locked while their locktime is ahead of the chain
-    time (or of `blockTimestamp`), and the atomic memory the P-Chain exported to them."""
+    time (or of `blockTimestamp`), and the atomic memory the P- and C-Chain exported to them."""
     xchain = xchain_of(t)
     held = await ctx.run(x_address_queries.held, ctx.db, xchain, addresses, at)
     held = [u for u in held if u.output_type == "SECP256K1"]
-    shared = await ctx.run(shared_memory.shared_for, ctx.db, xchain, chains_of(t), addresses)
+    shared = await ctx.run(atomic_utxos.shared_at, ctx.db, chains_of(t), xchain, addresses, at)
     now = at
     if now is None and (any(u.locktime for u in held) or any(s.locktime for s in shared)):
         now = await ctx.run(primary_queries.chain_time, ctx.db, t.net.pchain)
@@ -101,11 +101,12 @@ def atomic_memory(assets: Assets, shared: Sequence[Shared], now: int) -> Json:
 
 async def c_balances(ctx: Context, t: Target, addresses: list[str], at: int | None) -> Json:
     """CChainAtomicBalances: what the P- and X-Chain exported to the C-Chain for these
-    addresses that no C-Chain import took yet. (Now only: `blockTimestamp` moves only the
-    lock.)"""
+    addresses that no C-Chain import took yet (by then, at a `blockTimestamp`)."""
     if t.net.cchain is None:
         raise NotFound("the indexed node has no C-Chain")
-    shared = await ctx.run(shared_memory.shared_for, ctx.db, t.net.cchain, chains_of(t), addresses)
+    shared = await ctx.run(
+        atomic_utxos.shared_at, ctx.db, chains_of(t), t.net.cchain, addresses, at
+    )
     now = at
     if now is None and any(s.locktime for s in shared):
         now = await ctx.run(primary_queries.chain_time, ctx.db, t.net.pchain)
