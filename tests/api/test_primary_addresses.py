@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from snowfield.api.app import create_data_app
-from snowfield.api.primary.addressing import FUJI_X
+from snowfield.api.primary.addressing import FUJI_C, FUJI_X
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_address, format_bech32, hrp_for_network, parse_bech32
 from snowfield.formats.hexcheck import decode_hex
@@ -68,9 +68,8 @@ def indexed(
             service(devnet.base + "/ext/info", "info.getNetworkID", {})["result"]["networkID"]
         )
         hrp = hrp_for_network(network_id)
-        # The demo wallet and the rewards owner: every UTXO of theirs came from an indexed tx.
-        # (A genesis allocation never spent is not in the index: the node serves no genesis
-        # UTXOs by address; dev keys 0 and 1 hold only that on P.)
+        # The demo wallet and the rewards owner, then the genesis stakers' owners (who hold
+        # unspent genesis allocations: the indexer asks platform.getUTXOs for them).
         wallet = format_address("P", hrp, ShortID.from_public_key(public_key_of(secret)).raw)
         owners = [wallet, report.rewards_address]
         # Genesis stakers' stake owners: staked AVAX to hold against platform.getStake.
@@ -125,7 +124,7 @@ def _total(entries: list[dict[str, Any]]) -> int:
 def test_balances_equal_get_balance_and_get_stake(indexed: Indexed) -> None:
     devnet, api, _, owners = indexed
     staked_somewhere = False
-    for n, address in enumerate(owners):
+    for address in owners:
         got = httpx.get(f"{api}{BASE}/balances", params={"addresses": address})
         assert got.status_code == 200, got.text
         body = got.json()
@@ -135,8 +134,6 @@ def test_balances_equal_get_balance_and_get_stake(indexed: Indexed) -> None:
         staked = sum(_total(b[k]) for k in ("unlockedStaked", "lockedStaked", "pendingStaked"))
         assert staked == int(stake["staked"]), address
         staked_somewhere |= staked > 0
-        if n >= 2:
-            continue  # a genesis staker's owner: its unspent genesis allocation is not indexed
         node = _p(devnet, "platform.getBalance", {"addresses": [address]})
         assert _total(b["unlockedUnstaked"]) == int(node["unlocked"]), address
         assert _total(b["lockedStakeable"]) == int(node["lockedStakeable"]), address
@@ -184,7 +181,7 @@ def _node_utxos(devnet: RunningNode, address: str) -> set[str]:
 
 def test_utxos_equal_get_utxos_across_an_export_and_import(indexed: Indexed) -> None:
     devnet, api, _, owners = indexed
-    for address in owners[:2]:  # the others hold a genesis allocation the index never saw
+    for address in owners:  # genesis allocations among them (store/p_genesis.py)
         listed = _pages(
             f"{api}{BASE}/utxos",
             "utxos",
@@ -390,9 +387,13 @@ def test_last_activity_and_chain_ids(indexed: Indexed) -> None:
         f"{api}/v1/networks/testnet/addresses:listChainIds", params={"addresses": wallet}
     )
     assert_matches(ids.json(), "ChainAddressChainIdMapListResponse")
-    # The demo wallet also moves AVAX on the X-Chain (the test network's answers as Fuji's).
+    # The demo wallet also moves AVAX on the X-Chain and exports from the C-Chain (the test
+    # network's answer as Fuji's).
     assert ids.json()["addresses"] == [
-        {"address": wallet[2:], "blockchainIds": ["11111111111111111111111111111111LpoYY", FUJI_X]}
+        {
+            "address": wallet[2:],
+            "blockchainIds": ["11111111111111111111111111111111LpoYY", FUJI_X, FUJI_C],
+        }
     ]
 
 
@@ -479,3 +480,37 @@ def test_the_official_client_takes_every_answer(indexed: Indexed) -> None:
     first = results[6].all_pages()[0]["transactions"][0]["txHash"]
     (one,) = drive([Call("data.primaryNetwork.transactions.get", {**p, "txHash": first})], data=api)
     assert one.unwrap()["txHash"] == first
+
+
+def test_unspent_genesis_allocations_are_held(indexed: Indexed) -> None:
+    """A dev key the demos leave alone on P holds only its genesis allocation: the indexer found
+    it with platform.getUTXOs; balances and UTXOs equal the node's, from the genesis time."""
+    devnet, api, _, _ = indexed
+    hrp = hrp_for_network(
+        int(service(devnet.base + "/ext/info", "info.getNetworkID", {})["result"]["networkID"])
+    )
+    key = devnet.node.dev_keys[0].private_key
+    address = format_address("P", hrp, ShortID.from_public_key(public_key_of(key)).raw)
+    node = _p(devnet, "platform.getBalance", {"addresses": [address]})
+    assert int(node["unlocked"]) > 0
+    body = httpx.get(f"{api}{BASE}/balances", params={"addresses": address}).json()
+    assert_matches(body, "ListPChainBalancesResponse")
+    assert _total(body["balances"]["unlockedUnstaked"]) == int(node["unlocked"])
+    listed = _pages(
+        f"{api}{BASE}/utxos",
+        "utxos",
+        {"addresses": address, "includeSpent": "true"},
+        "ListPChainUtxosResponse",
+    )
+    assert {u["utxoId"] for u in listed} == _node_utxos(devnet, address)
+    genesis = [u for u in listed if u["txHash"] == "11111111111111111111111111111111LpoYY"]
+    assert genesis and all(u["blockNumber"] == "0" for u in genesis)
+    at = genesis[0]["blockTimestamp"]
+    then = httpx.get(
+        f"{api}{BASE}/balances", params={"addresses": address, "blockTimestamp": at}
+    ).json()["balances"]
+    assert _total(then["unlockedUnstaked"]) == sum(int(u["amount"]) for u in genesis)
+    before = httpx.get(
+        f"{api}{BASE}/balances", params={"addresses": address, "blockTimestamp": at - 1}
+    ).json()["balances"]
+    assert all(v == [] for v in before.values())

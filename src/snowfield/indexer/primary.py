@@ -31,6 +31,7 @@ from snowfield.indexer.extract.platform import (
     reward_utxo,
 )
 from snowfield.indexer.extract.vertices import vertex_row
+from snowfield.indexer.p_genesis import sync_p_genesis
 from snowfield.indexer.primary_extraction import (
     PROCESS_BACKLOG,
     Extraction,
@@ -38,6 +39,7 @@ from snowfield.indexer.primary_extraction import (
     ProcessExtraction,
 )
 from snowfield.indexer.validator_observer import ValidatorObserver
+from snowfield.indexer.x_genesis import sync_x_genesis
 from snowfield.indexer.xchain import sync_xchain
 from snowfield.rpc.client import RpcClient, RpcError
 from snowfield.store import l1_fee_math, l1_fees, primary, primary_queries, vertices
@@ -116,6 +118,7 @@ class PlatformSource:
         self.cblocks = IndexClient(f"{base}/ext/index/C/block", timeout=timeout)
         self.platform = RpcClient(f"{base}/ext/bc/P", timeout=timeout, retries=2)
         self.info = RpcClient(f"{base}/ext/info", timeout=timeout, retries=2)
+        self.avm = RpcClient(f"{base}/ext/bc/X", timeout=timeout, retries=2)
         self._gate = asyncio.Semaphore(IN_FLIGHT)
 
     async def aclose(self) -> None:
@@ -124,7 +127,7 @@ class PlatformSource:
         await self.xtxs.aclose()
         await self.xblocks.aclose()
         await self.cblocks.aclose()
-        for client in (self.platform, self.info):
+        for client in (self.platform, self.info, self.avm):
             await client.aclose()
 
     async def last_index(self) -> int:
@@ -217,6 +220,26 @@ class PlatformSource:
             got = await self.platform.call_object(
                 "platform.getTx", {"txID": tx_id, "encoding": "hex"}
             )
+        return decode_hex(str(got["tx"]))
+
+    async def p_utxos(self, addresses: list[str]) -> list[bytes]:
+        """Every UTXO the P-Chain holds for `addresses` (platform.getUTXOs, page by page)."""
+        out: list[bytes] = []
+        params: dict[str, Any] = {"addresses": addresses, "limit": 1024, "encoding": "hex"}
+        while True:
+            async with self._gate:
+                got = await self.platform.call_object("platform.getUTXOs", params)
+            page = [decode_hex(str(u)) for u in got.get("utxos") or ()]
+            out += page
+            end = got.get("endIndex")
+            if len(page) < 1024 or not end:
+                return out
+            params = {**params, "startIndex": end}
+
+    async def x_tx(self, tx_id: str) -> bytes:
+        """An X-Chain tx by id (avm.getTx): the genesis tx, which its tx index does not list."""
+        async with self._gate:
+            got = await self.avm.call_object("avm.getTx", {"txID": tx_id, "encoding": "hex"})
         return decode_hex(str(got["tx"]))
 
 
@@ -328,6 +351,9 @@ class PrimaryIndexer:
         if net.xchain is not None:
             await self._sync_vertices(net.xchain)
             assert self.addresses is not None
+            await sync_x_genesis(
+                self.db, self.source.x_tx, net.xchain, net.pchain, net.avax_asset, self.addresses
+            )
             await sync_xchain(
                 self.db,
                 self.source.xtxs,
@@ -336,10 +362,17 @@ class PrimaryIndexer:
                 self.addresses,
                 self.batch_size,
             )
+        assert self.addresses is not None
+        await sync_p_genesis(self.db, self.source.p_utxos, net.pchain, net.xchain, self.addresses)
         if net.cchain is not None:
             assert self.addresses is not None
             await sync_c_atomic(
-                self.db, self.source.cblocks, net.cchain, self.addresses, self.batch_size
+                self.db,
+                self.source.cblocks,
+                net.cchain,
+                self.addresses,
+                self.batch_size,
+                net.avax_asset,
             )
         return start
 

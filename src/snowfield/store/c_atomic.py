@@ -31,6 +31,8 @@ class AtomicTxRows(Protocol):
     @property
     def tx_bytes(self) -> str: ...
     @property
+    def fee(self) -> int: ...
+    @property
     def exported(self) -> list[XUtxoRow]: ...
     @property
     def imported(self) -> list[str]: ...
@@ -46,10 +48,20 @@ def write_atomic(db: Database, cchain: str, txs: Sequence[AtomicTxRows], next_at
     with db.transaction() as w:
         w.executemany(
             "INSERT INTO c_atomic_txs (cchain, tx_id, tx_type, height, block_id, timestamp,"
-            " chain, tx_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (cchain, tx_id)"
-            " DO NOTHING",
+            " chain, tx_bytes, fee) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (cchain, tx_id) DO NOTHING",
             [
-                (cchain, t.tx_id, t.tx_type, t.height, t.block_id, t.timestamp, t.chain, t.tx_bytes)
+                (
+                    cchain,
+                    t.tx_id,
+                    t.tx_type,
+                    t.height,
+                    t.block_id,
+                    t.timestamp,
+                    t.chain,
+                    t.tx_bytes,
+                    t.fee,
+                )
                 for t in txs
             ],
         )

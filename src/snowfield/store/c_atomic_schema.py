@@ -1,7 +1,9 @@
 """The C-Chain's atomic txs' tables (schema 13; store/c_atomic.py writes them): each import and
 export with its block, the UTXOs an export put into shared memory for the X- or P-Chain
 (`consumed_on`), the UTXOs an import took from it, and the checkpoint of the block index.
-Every row carries the C-Chain block number (`height`) that derived it."""
+Every row carries the C-Chain block number (`height`) that derived it; a tx its block's EVM hash
+(`block_id`, 0x hex, since schema 21) and the AVAX it burned as its fee (`fee`, nAVAX: its AVAX
+inputs less its AVAX outputs)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ C_ATOMIC_TABLES: tuple[str, ...] = (
         timestamp BIGINT NOT NULL,
         chain TEXT NOT NULL,
         tx_bytes TEXT NOT NULL,
+        fee BIGINT NOT NULL,
         PRIMARY KEY (cchain, tx_id))""",
     "CREATE INDEX IF NOT EXISTS c_atomic_txs_by_height ON c_atomic_txs (cchain, height)",
     # Exported UTXOs: `consumed_on` is the destination chain (X or P).

@@ -25,6 +25,7 @@ from snowfield.store.evm_schema import (
     reread_evm_chains,
 )
 from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
+from snowfield.store.p_genesis_schema import P_GENESIS_TABLES
 from snowfield.store.primary_schema import (
     P_STAKER_OWNERS,
     P_STAKING_ROWS,
@@ -41,7 +42,7 @@ from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 24
+SCHEMA_VERSION = 22
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -320,6 +321,7 @@ TABLES: tuple[str, ...] = (
     *USAGE_TABLES,
     *X_TABLES,
     *C_ATOMIC_TABLES,
+    *P_GENESIS_TABLES,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -412,11 +414,37 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     19: (copy_native_documents,),
     # The L1 validator fee ledger and its days (store/l1_fees.py). It starts empty: the
     # primary indexer replays it from the node's blocks (l1_fees.lag) at its next sync.
-    23: l1_fee_schema.TABLES,
+    20: l1_fee_schema.TABLES,
     # The L1 validations the blocks register, for validator_activity webhooks
     # (store/webhook_validator_schema.py); a store written before fills it from the blocks to come,
     # and finds older validations in the observed p_l1_validators.
-    24: VALIDATOR_WEBHOOK_TABLES,
+    21: VALIDATOR_WEBHOOK_TABLES,
+    # The C-Chain's atomic txs name their block by its EVM hash from here (the data API's
+    # blockHash), no longer by the index's container id, and keep their fee; the X-Chain's
+    # index starts with its genesis allocations (store/x_genesis.py), which the txs after them
+    # spend. Both are read again from the node. The P-Chain's genesis allocations
+    # (store/p_genesis.py).
+    22: (
+        "DROP TABLE IF EXISTS c_atomic_txs",  # it gains `fee`
+        *C_ATOMIC_TABLES,
+        "DELETE FROM c_atomic_utxos",
+        "DELETE FROM c_atomic_imports",
+        "DELETE FROM c_atomic_checkpoints",
+        *P_GENESIS_TABLES,
+        *(
+            f"DELETE FROM {table}"
+            for table in (
+                "x_txs",
+                "x_tx_addresses",
+                "x_utxos",
+                "x_utxo_owners",
+                "x_imports",
+                "x_assets",
+                "x_tx_places",
+                "x_tx_checkpoints",
+            )
+        ),
+    ),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

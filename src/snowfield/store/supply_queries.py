@@ -36,13 +36,13 @@ def p_burned(db: Database, pchain: str, avax: str, tx_types: tuple[str, ...] = (
     return consumed - emitted
 
 
-def x_burned(db: Database, pchain: str, xchain: str, avax: str) -> int:
-    """AVAX each X-Chain tx consumed (X UTXOs and UTXOs imported from the P-Chain) beyond what
-    it emitted, summed. The X genesis allocations are in no indexed tx, so a tx spending one
-    shows more out than in: such a tx counts as burning nothing (the X-Chain mints no AVAX)."""
+def x_burned(db: Database, pchain: str, xchain: str, avax: str, cchain: str | None = None) -> int:
+    """AVAX each X-Chain tx consumed (X UTXOs, the genesis allocations among them, and the UTXOs
+    its imports took from the P- or C-Chain's exports) beyond what it emitted, summed. A tx
+    whose import's export is not indexed shows more out than in: it counts as burning nothing
+    (the X-Chain mints no AVAX)."""
     txs = "SELECT tx_id FROM x_txs WHERE xchain = ?"
-    net: dict[str, int] = {}
-    for sql, params, sign in (
+    sources: list[tuple[str, tuple[object, ...], int]] = [
         (
             "SELECT consuming_tx, amount FROM x_utxos WHERE xchain = ? AND asset_id = ?"
             f" AND consuming_tx IN ({txs})",
@@ -50,9 +50,10 @@ def x_burned(db: Database, pchain: str, xchain: str, avax: str) -> int:
             1,
         ),
         (
-            "SELECT consuming_tx, amount FROM p_utxos WHERE pchain = ? AND asset_id = ?"
-            f" AND consuming_tx IN ({txs})",
-            (pchain, avax, xchain),
+            "SELECT i.tx_id, u.amount FROM x_imports i JOIN p_utxos u ON u.pchain = ?"
+            " AND u.utxo_id = i.utxo_id AND u.consumed_on = i.xchain"
+            " WHERE i.xchain = ? AND u.asset_id = ?",
+            (pchain, xchain, avax),
             1,
         ),
         (
@@ -61,10 +62,27 @@ def x_burned(db: Database, pchain: str, xchain: str, avax: str) -> int:
             (xchain, avax, xchain),
             -1,
         ),
-    ):
+    ]
+    if cchain is not None:
+        sources.append(
+            (
+                "SELECT i.tx_id, u.amount FROM x_imports i JOIN c_atomic_utxos u"
+                " ON u.cchain = ? AND u.utxo_id = i.utxo_id AND u.consumed_on = i.xchain"
+                " WHERE i.xchain = ? AND u.asset_id = ?",
+                (cchain, xchain, avax),
+                1,
+            )
+        )
+    net: dict[str, int] = {}
+    for sql, params, sign in sources:
         for tx, amount in db.query(sql, params):
             net[str(tx)] = net.get(str(tx), 0) + sign * int(amount)
     return sum(max(0, v) for v in net.values())
+
+
+def c_atomic_fees(db: Database, cchain: str) -> int:
+    """The AVAX (nAVAX) the C-Chain's atomic txs burned as fees (extract/atomic.py)."""
+    return _total(db, "SELECT fee FROM c_atomic_txs WHERE cchain = ?", (cchain,))
 
 
 def c_fees(db: Database, cchain: str) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from snowfield.api.operation import Context
 from snowfield.api.params import Param
 from snowfield.api.primary.primary_network import indexed_network
-from snowfield.errors import InvalidParams, NotFound
+from snowfield.errors import InvalidParams
 from snowfield.formats.bech32 import parse_bech32
 from snowfield.store.primary import PrimaryNetwork
 
@@ -61,19 +61,6 @@ async def target(ctx: Context) -> Target:
     if mainnet is not None and mainnet != (ctx.args["network"] == "mainnet"):
         raise InvalidParams(f"blockchainId {named} is not a chain of {ctx.args['network']}")
     return Target(chain, await indexed_network(ctx))
-
-
-def require_p(t: Target) -> None:
-    """The C-Chain's atomic transactions and UTXOs are not indexed yet."""
-    if t.chain != "P":
-        raise NotFound(f"the {t.name}'s UTXOs and transactions are not indexed")
-
-
-def require_indexed(t: Target) -> None:
-    """The P- and X-Chain's transactions and UTXOs are indexed; the C-Chain's atomic ones not
-    yet."""
-    if t.chain == "C":
-        raise NotFound(f"the {t.name}'s UTXOs and transactions are not indexed")
 
 
 def split_addresses(raw: str, name: str = "addresses") -> list[str]:

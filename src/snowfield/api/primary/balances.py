@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import Param
-from snowfield.api.primary import x_chain
+from snowfield.api.primary import p_atomic, p_genesis, x_chain
 from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, target
 from snowfield.api.primary.primary_network import NETWORK_PATH
 from snowfield.store import p_address_queries, primary_queries
@@ -61,6 +61,7 @@ async def get_balances(ctx: Context) -> Json:
         return await x_chain.c_balances(ctx, t, addresses, at)
     pchain = t.net.pchain
     held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
+    held += await p_genesis.held(ctx, t, addresses, at)
     now = at
     if now is None and any(u.staked or u.stakeable_locktime or u.locktime for u in held):
         now = await ctx.run(primary_queries.chain_time, ctx.db, pchain)
@@ -68,6 +69,7 @@ async def get_balances(ctx: Context) -> Json:
     for u in held:
         kinds[p_kind(u, now or 0)].append(u)
     balances = {k: aggregate(t.net.avax_asset, v) for k, v in kinds.items()}
+    balances.update(await p_atomic.atomic_memory(ctx, t, addresses, at))
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     return {"balances": balances, "chainInfo": chain_info}
 

@@ -4,6 +4,7 @@ activity, transactions), closed as the real service's models are."""
 from __future__ import annotations
 
 from snowfield.api.primary.balances import P_KINDS
+from snowfield.api.primary.c_schemas import C_COMPONENTS
 from snowfield.api.primary.x_schemas import X_COMPONENTS
 from snowfield.api.schemas import N, S, Schema, array, enum, obj, ref
 
@@ -28,7 +29,25 @@ PRIMARY_ADDRESS_COMPONENTS: dict[str, Schema] = {
             "utxoCount": N,
         }
     ),
-    "PChainBalance": obj({kind: array(_AGGREGATED) for kind in P_KINDS}),
+    "PChainBalance": obj(
+        {
+            kind: array(ref("PChainSharedAsset") if kind.startswith("atomic") else _AGGREGATED)
+            for kind in P_KINDS
+        }
+    ),
+    "PChainSharedAsset": obj(
+        {
+            "assetId": S,
+            "name": S,
+            "symbol": S,
+            "denomination": N,
+            "type": enum("secp256k1", "nft"),
+            "amount": S,
+            "utxoCount": N,
+            "sharedWithChainId": S,
+            "status": S,
+        }
+    ),
     "ListPChainBalancesResponse": obj({"balances": ref("PChainBalance"), "chainInfo": _CHAIN_INFO}),
     "ListPChainUtxosResponse": obj(
         {"utxos": array(ref("PChainUtxo")), "chainInfo": _CHAIN_INFO}, {"nextPageToken": S}
@@ -53,4 +72,5 @@ PRIMARY_ADDRESS_COMPONENTS: dict[str, Schema] = {
     ),
     "PrimaryNetworkAddressesBodyDto": obj({"addresses": S}),
     **X_COMPONENTS,
+    **C_COMPONENTS,
 }

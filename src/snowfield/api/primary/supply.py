@@ -58,8 +58,14 @@ def _parts(db: Database, net: PrimaryNetwork, now: int) -> Json | None:
     # Balances deposited into L1 validators leave the P-Chain's UTXOs: burned once spent on
     # fees, not while a validator still holds them (the node's figure, at the observation).
     p_burned = max(0, q.p_burned(db, net.pchain, net.avax_asset) - held)
-    x_burned = 0 if net.xchain is None else q.x_burned(db, net.pchain, net.xchain, net.avax_asset)
+    x_burned = (
+        0
+        if net.xchain is None
+        else q.x_burned(db, net.pchain, net.xchain, net.avax_asset, net.cchain)
+    )
+    # The C-Chain burns its blocks' fees (wei) and its atomic txs' fees (nAVAX).
     c_wei = 0 if net.cchain is None else q.c_fees(db, net.cchain)
+    c_wei += 0 if net.cchain is None else q.c_atomic_fees(db, net.cchain) * 10**9
     deposited = q.p_burned(db, net.pchain, net.avax_asset, L1_BALANCE_TXS)
     total = Decimal(current - p_burned - x_burned) - Decimal(c_wei) * NANO / WEI
     locked = q.locked(db, net.pchain, net.xchain, net.avax_asset, now)

@@ -11,12 +11,11 @@ import orjson
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
-from snowfield.api.primary import x_chain
+from snowfield.api.primary import c_chain, x_chain
 from snowfield.api.primary.addressing import (
     BLOCKCHAIN,
     Target,
     addresses_for,
-    require_indexed,
     target,
 )
 from snowfield.api.primary.balances import ADDRESSES
@@ -56,7 +55,6 @@ async def _documents(ctx: Context, t: Target, tx_ids: Sequence[str]) -> list[orj
 
 async def get_tx(ctx: Context) -> Json:
     t = await target(ctx)
-    require_indexed(t)
     tx_hash = ctx.args["txHash"]
     try:
         ID.from_string(tx_hash)
@@ -64,6 +62,8 @@ async def get_tx(ctx: Context) -> Json:
         raise InvalidParams(f"txHash {tx_hash} is not a transaction id") from None
     if t.chain == "X":
         return await x_chain.get_tx(ctx, t, tx_hash)
+    if t.chain == "C":
+        return await c_chain.get_tx(ctx, t, tx_hash)
     found = await _documents(ctx, t, [tx_hash])
     if not found:
         raise NotFound(f"transaction {tx_hash} not found on the {t.name}")
@@ -73,7 +73,6 @@ async def get_tx(ctx: Context) -> Json:
 
 async def list_txs(ctx: Context) -> Json:
     t = await target(ctx)
-    require_indexed(t)
     raw = ctx.args.get("addresses")
     f = TxFilter(
         addresses=None if raw is None else addresses_for(t, raw),
@@ -86,6 +85,8 @@ async def list_txs(ctx: Context) -> Json:
         raise InvalidParams("startTimestamp must not be after endTimestamp")
     if t.chain == "X":
         return await x_chain.tx_list(ctx, t, f)
+    if t.chain == "C":
+        return await c_chain.tx_list(ctx, t, f)
     page = await ctx.run(
         p_address_queries.tx_page, ctx.db, t.net.pchain, f, ctx.after(), ctx.args["pageSize"]
     )

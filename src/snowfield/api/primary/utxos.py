@@ -7,10 +7,12 @@ from dataclasses import replace
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
-from snowfield.api.primary import x_chain
+from snowfield.api.primary import c_chain, p_genesis, x_chain
 from snowfield.api.primary.addressing import (
     BLOCKCHAIN,
+    FUJI_C,
     FUJI_X,
+    MAINNET_C,
     MAINNET_X,
     P_ID,
     Target,
@@ -18,7 +20,6 @@ from snowfield.api.primary.addressing import (
     bare_address,
     body_addresses,
     boolean,
-    require_indexed,
     split_addresses,
     target,
 )
@@ -27,7 +28,6 @@ from snowfield.api.primary.primary_network import NETWORK_PATH, indexed_network
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.store import p_address_queries
 from snowfield.store.p_address_queries import UtxoFilter
-from snowfield.store.primary_documents import utxo
 
 ASSET_ID = Param("assetId", "query", "Only UTXOs of this asset.")
 INCLUDE_SPENT = Param(
@@ -54,7 +54,6 @@ _UTXO_PARAMS = (
 
 
 async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
-    require_indexed(t)
     addresses = addresses_for(t, raw)
     f = UtxoFilter(
         include_spent=bool(ctx.args.get("includeSpent")),
@@ -65,6 +64,8 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
     )
     if t.chain == "X":
         return await x_chain.utxos(ctx, t, addresses, f)
+    if t.chain == "C":
+        return await c_chain.utxos(ctx, t, addresses, f)
     page = await ctx.run(
         p_address_queries.utxo_page,
         ctx.db,
@@ -74,9 +75,7 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
         ctx.after(),
         ctx.args["pageSize"],
     )
-    items = [utxo(t.net.avax_asset, u) for u in page.items]
-    chain_info = {"chainName": t.name, "network": ctx.args["network"]}
-    return {**ctx.next_page(page), "utxos": items, "chainInfo": chain_info}
+    return await p_genesis.utxo_page(ctx, t, addresses, f, page)
 
 
 async def list_utxos(ctx: Context) -> Json:
@@ -91,10 +90,11 @@ async def list_utxos_v2(ctx: Context) -> Json:
 
 async def _last_activity(ctx: Context, raw: str | None) -> Json:
     t = await target(ctx)
-    require_indexed(t)
     addresses = addresses_for(t, raw)
     if t.chain == "X":
         found = await x_chain.last_activity(ctx, t, addresses)
+    elif t.chain == "C":
+        found = await c_chain.last_activity(ctx, t, addresses)
     else:
         found = await ctx.run(p_address_queries.last_activity, ctx.db, t.net.pchain, addresses)
     if found is None:
@@ -129,11 +129,15 @@ async def list_chain_ids(ctx: Context) -> Json:
         address = bare_address(item, net.hrp)
         active = await ctx.run(p_address_queries.has_activity, ctx.db, net.pchain, address)
         on_x = await x_chain.has_activity(ctx, Target("X", net), address)
+        on_c = await c_chain.has_activity(ctx, Target("C", net), address)
         ids = [P_ID] if active else []
+        # BlockchainIds is closed over the real networks' ids: the test network's X- and
+        # C-Chain answer as Fuji's, as `blockchainId` accepts them.
+        mainnet = ctx.args["network"] == "mainnet"
         if on_x:
-            # BlockchainIds is closed over the real networks' ids: the test network's X-Chain
-            # answers as Fuji's, as `blockchainId` accepts it.
-            ids.append(MAINNET_X if ctx.args["network"] == "mainnet" else FUJI_X)
+            ids.append(MAINNET_X if mainnet else FUJI_X)
+        if on_c:
+            ids.append(MAINNET_C if mainnet else FUJI_C)
         out.append({"address": address, "blockchainIds": ids})
     return {"addresses": out}
 

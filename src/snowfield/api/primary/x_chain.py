@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, Param
+from snowfield.api.primary import x_imports
 from snowfield.api.primary.addressing import BLOCKCHAIN, Target, target
 from snowfield.api.primary.primary_network import (
     END_TIME,
@@ -18,7 +19,13 @@ from snowfield.api.primary.primary_network import (
 )
 from snowfield.errors import InvalidParams, NotFound
 from snowfield.formats.ids import ID
-from snowfield.store import primary_queries, shared_memory, x_address_queries, x_documents
+from snowfield.store import (
+    atomic_utxos,
+    primary_queries,
+    shared_memory,
+    x_address_queries,
+    x_documents,
+)
 from snowfield.store.database import Database
 from snowfield.store.p_address_queries import LastActivity, TxFilter, UtxoFilter
 from snowfield.store.pagination import Page
@@ -40,6 +47,13 @@ async def _assets(ctx: Context, t: Target, asset_ids: Sequence[str]) -> Assets:
     return Assets(t.net.avax_asset, known)
 
 
+async def assets_of(ctx: Context, t: Target, asset_ids: Sequence[str]) -> Assets:
+    """Asset facts from the X-Chain's index, or AVAX's alone when the node has no X-Chain."""
+    if t.net.xchain is None or not asset_ids:
+        return Assets(t.net.avax_asset, {})
+    return await _assets(ctx, t, asset_ids)
+
+
 def _aggregate(assets: Assets, entries: Sequence[tuple[str, int]]) -> list[Json]:
     sums: dict[str, tuple[int, int]] = {}
     for asset_id, amount in entries:
@@ -53,11 +67,11 @@ def _aggregate(assets: Assets, entries: Sequence[tuple[str, int]]) -> list[Json]
 
 async def balances(ctx: Context, t: Target, addresses: list[str], at: int | None) -> Json:
     """XChainBalances: fungible UTXOs held, locked while their locktime is ahead of the chain
-    time (or of `blockTimestamp`), and the atomic memory the P-Chain exported to them."""
+    time (or of `blockTimestamp`), and the atomic memory the P- and C-Chain exported to them."""
     xchain = xchain_of(t)
     held = await ctx.run(x_address_queries.held, ctx.db, xchain, addresses, at)
     held = [u for u in held if u.output_type == "SECP256K1"]
-    shared = await ctx.run(shared_memory.shared_for, ctx.db, xchain, chains_of(t), addresses)
+    shared = await ctx.run(atomic_utxos.shared_at, ctx.db, chains_of(t), xchain, addresses, at)
     now = at
     if now is None and (any(u.locktime for u in held) or any(s.locktime for s in shared)):
         now = await ctx.run(primary_queries.chain_time, ctx.db, t.net.pchain)
@@ -94,11 +108,12 @@ def atomic_memory(assets: Assets, shared: Sequence[Shared], now: int) -> Json:
 
 async def c_balances(ctx: Context, t: Target, addresses: list[str], at: int | None) -> Json:
     """CChainAtomicBalances: what the P- and X-Chain exported to the C-Chain for these
-    addresses that no C-Chain import took yet. (Now only: `blockTimestamp` moves only the
-    lock.)"""
+    addresses that no C-Chain import took yet (by then, at a `blockTimestamp`)."""
     if t.net.cchain is None:
         raise NotFound("the indexed node has no C-Chain")
-    shared = await ctx.run(shared_memory.shared_for, ctx.db, t.net.cchain, chains_of(t), addresses)
+    shared = await ctx.run(
+        atomic_utxos.shared_at, ctx.db, chains_of(t), t.net.cchain, addresses, at
+    )
     now = at
     if now is None and any(s.locktime for s in shared):
         now = await ctx.run(primary_queries.chain_time, ctx.db, t.net.pchain)
@@ -118,6 +133,9 @@ async def utxos(ctx: Context, t: Target, addresses: list[str], f: UtxoFilter) ->
         x_address_queries.utxo_page, ctx.db, xchain, addresses, f, ctx.after(), ctx.args["pageSize"]
     )
     assets = await _assets(ctx, t, [u.asset_id for u in page.items])
+    if f.include_spent:
+        # The UTXOs its imports took from shared memory are spent UTXOs of the X-Chain too.
+        return await x_imports.utxos_with_imported(ctx, t, addresses, f, page)
     items = [x_documents.utxo(assets, xchain, u) for u in page.items]
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     return {**ctx.next_page(page), "utxos": items, "chainInfo": chain_info}
@@ -142,12 +160,16 @@ def documents_of(db: Database, t: Target, txs: Sequence[XTx]) -> list[Json]:
     places = x_address_queries.places(db, xchain, ids)
     asset_ids = [u.asset_id for group in (emitted, consumed) for us in group.values() for u in us]
     assets = Assets(t.net.avax_asset, x_address_queries.assets(db, xchain, asset_ids + ids))
-    return [
+    docs = [
         x_documents.transaction(
             assets, xchain, tx, emitted[tx.tx_id], consumed[tx.tx_id], places[tx.tx_id]
         )
         for tx in txs
     ]
+    imports = [tx.tx_id for tx in txs if tx.tx_type == "ImportTx"]
+    if imports:
+        x_imports.add_imported(db, t, assets, docs, imports)
+    return docs
 
 
 async def documents(ctx: Context, t: Target, txs: Sequence[XTx]) -> list[Json]:

@@ -118,9 +118,15 @@ X_COMPONENTS: dict[str, Schema] = {
     ),
     "PrimaryNetworkUtxosResponse": _any("ListPChainUtxosResponse", "ListUtxosResponse"),
     "PrimaryNetworkTransaction": _any(
-        "PChainTransaction", "XChainNonLinearTransaction", "XChainLinearTransaction"
+        "PChainTransaction",
+        "XChainNonLinearTransaction",
+        "XChainLinearTransaction",
+        "CChainExportTransaction",
+        "CChainImportTransaction",
     ),
     "PrimaryNetworkTransactionsResponse": _any(
-        "ListPChainTransactionsResponse", "ListXChainTransactionsResponse"
+        "ListPChainTransactionsResponse",
+        "ListXChainTransactionsResponse",
+        "ListCChainAtomicTransactionsResponse",
     ),
 }

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import rlp
+
+from snowfield.crypto.hashing import keccak
 from snowfield.errors import InvalidParams
 from snowfield.formats import proposervm
 from snowfield.formats.atomic.extdata import block_ext_data, decode_batch
@@ -24,10 +27,11 @@ class AtomicRows:
     tx_id: str
     tx_type: str  # ImportTx | ExportTx
     height: int  # the C-Chain block's number
-    block_id: str
+    block_id: str  # the C-Chain block's hash (0x hex), as the EVM and the data API name it
     timestamp: int
     chain: str  # the source (import) or destination (export) chain
     tx_bytes: str
+    fee: int  # nAVAX of `avax` burned: AVAX in less AVAX out
     exported: list[XUtxoRow] = field(default_factory=list)
     imported: list[str] = field(default_factory=list)  # UTXO ids taken from shared memory
 
@@ -41,26 +45,51 @@ def _inner(container: bytes) -> bytes:
         return container
 
 
+def _evm_hash(block: bytes) -> str:
+    """The coreth block's hash: keccak256 of its RLP header (the first item)."""
+    header = rlp.decode(block)[0]
+    digest = keccak(rlp.encode(header))
+    return "0x" + digest.hex()
+
+
+def _fee(unsigned: ImportTx | ExportTx, avax: ID) -> int:
+    if isinstance(unsigned, ImportTx):
+        paid = sum(i.input.amount for i in unsigned.imported_inputs if i.asset_id == avax)
+        return paid - sum(o.amount for o in unsigned.outs if o.asset_id == avax)
+    paid = sum(i.amount for i in unsigned.ins if i.asset_id == avax)
+    return paid - sum(o.output.amount for o in unsigned.exported_outputs if o.asset_id == avax)
+
+
 def extract_block(
-    index: int, container_id: str, data: bytes, accepted_ns: int, addresses: Addresses
+    index: int,
+    container_id: str,
+    data: bytes,
+    accepted_ns: int,
+    addresses: Addresses,
+    avax: ID,
 ) -> list[AtomicRows]:
     """The atomic txs of the container at position `index` of the C-Chain's block index."""
-    out = []
-    height, extra = block_ext_data(_inner(data))
-    for tx in decode_batch(extra):
+    out: list[AtomicRows] = []
+    inner = _inner(data)
+    height, extra = block_ext_data(inner)
+    txs = decode_batch(extra)
+    if not txs:
+        return out
+    block_hash = _evm_hash(inner)
+    for tx in txs:
         unsigned = tx.unsigned
         tx_id = str(tx.id)
         stamp = accepted_ns // 1_000_000_000
         if isinstance(unsigned, ImportTx):
             rows = AtomicRows(
-                tx_id, "ImportTx", height, container_id, stamp, str(unsigned.source_chain),
-                "0x" + tx.encode().hex(),
+                tx_id, "ImportTx", height, block_hash, stamp, str(unsigned.source_chain),
+                "0x" + tx.encode().hex(), _fee(unsigned, avax),
             )  # fmt: skip
             rows.imported = [str(i.utxo_id.input_id) for i in unsigned.imported_inputs]
         elif isinstance(unsigned, ExportTx):
             rows = AtomicRows(
-                tx_id, "ExportTx", height, container_id, stamp, str(unsigned.destination_chain),
-                "0x" + tx.encode().hex(),
+                tx_id, "ExportTx", height, block_hash, stamp, str(unsigned.destination_chain),
+                "0x" + tx.encode().hex(), _fee(unsigned, avax),
             )  # fmt: skip
             for i, out_ in enumerate(unsigned.exported_outputs):
                 rows.exported.append(_exported(tx.id, i, out_, rows.chain, addresses))
