@@ -348,9 +348,19 @@ PIDS: dict[int, int] = {}  # server process by port, for its CPU time
 
 def cpu_seconds(port: int) -> float:
     """User + system CPU time of the server on `port` so far (Linux /proc; 0 elsewhere)."""
+    return _cpu(f"/proc/{PIDS[port]}/stat") if port in PIDS else 0.0
+
+
+def main_thread_seconds(port: int) -> float:
+    """The same, of the server's main thread alone (the event loop's: its other threads are
+    workers, the request log's writer among them)."""
+    return _cpu(f"/proc/{PIDS[port]}/task/{PIDS[port]}/stat") if port in PIDS else 0.0
+
+
+def _cpu(stat: str) -> float:
     try:
-        fields = Path(f"/proc/{PIDS[port]}/stat").read_text().rpartition(")")[2].split()
-    except (KeyError, OSError):
+        fields = Path(stat).read_text().rpartition(")")[2].split()
+    except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -412,6 +422,7 @@ class Rate:
     seconds: float
     failures: int  # non-2xx answers and socket errors
     cpu: float = 0.0  # the server's CPU seconds over the run
+    main_cpu: float = 0.0  # of which its main thread's
 
     @property
     def per_second(self) -> float:
@@ -500,9 +511,13 @@ def python_load(port: int, paths: Sequence[str], duration: float) -> Rate:
 
 
 def load(generator: str, port: int, paths: Sequence[str], duration: float) -> Rate:
-    before = cpu_seconds(port)
+    before, main_before = cpu_seconds(port), main_thread_seconds(port)
     rate = (wrk_load if generator == "wrk" else python_load)(port, paths, duration)
-    rate = dataclasses.replace(rate, cpu=cpu_seconds(port) - before)
+    rate = dataclasses.replace(
+        rate,
+        cpu=cpu_seconds(port) - before,
+        main_cpu=main_thread_seconds(port) - main_before,
+    )
     if rate.failures:
         raise RuntimeError(f"{rate.failures} failed requests on port {port}: rate limit tripped?")
     return rate
@@ -666,11 +681,31 @@ def report_log_cost(
             print(f"    per CPU second of the server (the writer included):"
                   f" {logged.per_cpu_second:,.0f} / {unlogged.per_cpu_second:,.0f} req ="
                   f" {cpu:.1%} ({1 - cpu:+.1%} cost)")  # fmt: skip
+        _report_threads(pairs[name])
         per_round = [a.per_second / b.per_second for a, b in pairs[name]]
         per_cpu = [a.per_cpu_second / b.per_cpu_second for a, b in pairs[name] if a.cpu and b.cpu]
         print(f"    median of {len(per_round)} rounds' ratios: {statistics.median(per_round):.1%}"
               " req/s" + (f", {statistics.median(per_cpu):.1%} per CPU second" if per_cpu
                           else ""))  # fmt: skip
+
+
+def _report_threads(pairs: list[tuple[Rate, Rate]]) -> None:
+    """CPU µs per request, medians over the rounds: where the log's cost is paid (the event
+    loop's thread, or the writer's). A batch flushed after a round ends counts in the next."""
+
+    def us(seconds: float, rate: Rate) -> float:
+        return seconds / rate.requests * 1e6
+
+    logged = [us(a.cpu, a) for a, _ in pairs]
+    unlogged = [us(b.cpu, b) for _, b in pairs]
+    main = [us(a.main_cpu, a) for a, _ in pairs]
+    others = [us(a.cpu - a.main_cpu, a) for a, _ in pairs]
+    bare = statistics.median(unlogged)
+    cost = statistics.median(logged) - bare
+    print(f"    CPU per request, medians: {statistics.median(logged):.1f} µs logged against"
+          f" {bare:.1f} µs (+{cost:.1f} µs, {cost / bare:+.1%}); logged server's main thread"
+          f" {statistics.median(main):.1f} µs, its other threads (the log's writer)"
+          f" {statistics.median(others):.1f} µs")  # fmt: skip
 
 
 def clear_request_logs(paths: Sequence[Path]) -> None:

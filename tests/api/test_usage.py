@@ -175,7 +175,7 @@ def test_a_chain_filter_names_a_chain_the_key_may_read(filled: Database) -> None
 def test_a_chain_named_by_its_blockchain_id_is_logged_by_its_evm_id(filled: Database) -> None:
     """The first request's reference is looked up when its batch is written; later ones use
     what that lookup found."""
-    key, secret = create_key(filled, "by blockchain id")
+    _, secret = create_key(filled, "by blockchain id")
     path = f"/v1/chains/{BLOCKCHAIN_ID}/addresses/{ALICE}/transactions"
     with api_client(filled) as client:
         for made in (1, 2):

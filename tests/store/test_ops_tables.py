@@ -38,9 +38,23 @@ def test_a_batch_of_any_size_is_written_whole(db: Database) -> None:
     size = usage_log.CHUNK + usage_log.CHUNK // 4 + usage_log.CHUNK // 64 + 4 + 3
     rows = [
         RequestRow(
-            f"l{n:06d}", 1_000 + n, "k", "name", "data", "GET", f"/p/{n}", "/p/{n}", 200 + n % 3,
-            None if n % 2 else "43112", None, n / 8, n % 5, "127.0.0.1", "h", "ua",
-        )  # fmt: skip
+            f"l{n:06d}",
+            1_000 + n,
+            "k",
+            "name",
+            "data",
+            "GET",
+            f"/p/{n}",
+            "/p/{n}",
+            200 + n % 3,
+            None if n % 2 else "43112",
+            None,
+            n / 8,
+            n % 5,
+            "127.0.0.1",
+            "h",
+            "ua",
+        )
         for n in range(size)
     ]
     usage_log.write_requests(db, rows)
