@@ -3,6 +3,12 @@
 background task writes what gathered to the store every `interval` seconds, in one transaction
 per batch, in a worker thread.
 
+The split is measured (bench/api.py part 3, per thread; docs/data-api/operations.md, "Usage"):
+the pending tuple keeps plain values, not the request's scope, whose containers the garbage
+collector otherwise walked while they waited; the rows are built in the thread, because built
+in `record` they cost the event loop's thread more than they saved the writer; the writer
+inserts multi-row statements (store/usage_log.py), not one step per row.
+
 Bounded: at most `max_pending` requests wait in memory; past that (the store is down or slower
 than the traffic) the oldest are dropped and counted in `dropped`, never the service."""
 
