@@ -4,6 +4,7 @@ batches off the request path, read per API key over a time range."""
 from __future__ import annotations
 
 import itertools
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -50,6 +51,8 @@ def _row(r: tuple[Any, ...]) -> RequestRow:
 # and retaking the GIL around every step, each time against the event loop's thread: the
 # batch cost the server more than its SQL did (bench/api.py, part 3).
 CHUNK = 1024
+# SQLite before 3.32 took at most 999 parameters a statement: there, chunks stop at 16 rows.
+_MAX_PARAMS = 32_766 if sqlite3.sqlite_version_info >= (3, 32) else 999
 _ROW_MARKS = f"({', '.join('?' * 16)})"
 
 
@@ -57,7 +60,11 @@ def _insert(rows: int) -> str:
     return f"INSERT INTO api_requests ({_COLS}) VALUES {', '.join([_ROW_MARKS] * rows)}"
 
 
-_INSERTS = {n: _insert(n) for n in (CHUNK, CHUNK // 4, CHUNK // 16, CHUNK // 64, 4, 1)}
+_INSERTS = {
+    n: _insert(n)
+    for n in (CHUNK, CHUNK // 4, CHUNK // 16, CHUNK // 64, 4, 1)
+    if n == 1 or n * 16 <= _MAX_PARAMS
+}
 
 
 def write_requests(db: Database, rows: Sequence[tuple[Any, ...]]) -> None:
