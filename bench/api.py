@@ -25,7 +25,7 @@ under .bench/api/ by size, schema version and a digest of the DDL. Loopback only
 bounded in count and time.
 
     python bench/api.py [--sizes 100000 2000000] [--duration 10] [--load auto|wrk|python]
-                        [--server-cpus 0 [1]] [--skip-latency]
+                        [--server-cpus 0 [1]] [--skip-latency] [--log-only]
 """
 
 from __future__ import annotations
@@ -348,9 +348,19 @@ PIDS: dict[int, int] = {}  # server process by port, for its CPU time
 
 def cpu_seconds(port: int) -> float:
     """User + system CPU time of the server on `port` so far (Linux /proc; 0 elsewhere)."""
+    return _cpu(f"/proc/{PIDS[port]}/stat") if port in PIDS else 0.0
+
+
+def main_thread_seconds(port: int) -> float:
+    """The same, of the server's main thread alone (the event loop's: its other threads are
+    workers, the request log's writer among them)."""
+    return _cpu(f"/proc/{PIDS[port]}/task/{PIDS[port]}/stat") if port in PIDS else 0.0
+
+
+def _cpu(stat: str) -> float:
     try:
-        fields = Path(f"/proc/{PIDS[port]}/stat").read_text().rpartition(")")[2].split()
-    except (KeyError, OSError):
+        fields = Path(stat).read_text().rpartition(")")[2].split()
+    except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -412,6 +422,7 @@ class Rate:
     seconds: float
     failures: int  # non-2xx answers and socket errors
     cpu: float = 0.0  # the server's CPU seconds over the run
+    main_cpu: float = 0.0  # of which its main thread's
 
     @property
     def per_second(self) -> float:
@@ -500,9 +511,13 @@ def python_load(port: int, paths: Sequence[str], duration: float) -> Rate:
 
 
 def load(generator: str, port: int, paths: Sequence[str], duration: float) -> Rate:
-    before = cpu_seconds(port)
+    before, main_before = cpu_seconds(port), main_thread_seconds(port)
     rate = (wrk_load if generator == "wrk" else python_load)(port, paths, duration)
-    rate = dataclasses.replace(rate, cpu=cpu_seconds(port) - before)
+    rate = dataclasses.replace(
+        rate,
+        cpu=cpu_seconds(port) - before,
+        main_cpu=main_thread_seconds(port) - main_before,
+    )
     if rate.failures:
         raise RuntimeError(f"{rate.failures} failed requests on port {port}: rate limit tripped?")
     return rate
@@ -565,15 +580,23 @@ def spread_paths(port: int) -> list[str]:
 
 
 def throughput(
-    generator: str, ours: int, base: int, loads: dict[str, list[str]], duration: float
+    generator: str,
+    ours: int,
+    base: int,
+    loads: dict[str, list[str]],
+    duration: float,
+    rounds: int = ROUNDS,
+    pairs: dict[str, list[tuple[Rate, Rate]]] | None = None,
 ) -> dict[str, tuple[Rate, Rate]]:
-    """Per load (a list of paths): ours and the baseline alternate ROUNDS times after a
-    warm-up; best round of each (by req/s; the req/CPU-s figures are those rounds')."""
+    """Per load (a list of paths): ours and the baseline alternate `rounds` times after a
+    warm-up; best round of each (by req/s; the req/CPU-s figures are those rounds'). Every
+    round's (ours, baseline) goes to `pairs` when given."""
     best: dict[tuple[str, int], Rate] = {}
     for name, paths in loads.items():
         for port in (ours, base):
             load(generator, port, paths, WARMUP_SECONDS)
-        for n in range(ROUNDS):
+        for n in range(rounds):
+            pair: list[Rate] = []
             for label, port in (("snowfield", ours), ("baseline", base)):
                 rate = load(generator, port, paths, duration)
                 print(f"  {name}, round {n + 1}: {label:<10}{rate.per_second:>10,.0f} req/s"
@@ -581,6 +604,9 @@ def throughput(
                       f" {rate.seconds:.1f} s)", flush=True)  # fmt: skip
                 if (name, port) not in best or rate.per_second > best[(name, port)].per_second:
                     best[(name, port)] = rate
+                pair.append(rate)
+            if pairs is not None:
+                pairs.setdefault(name, []).append((pair[0], pair[1]))
     return {name: (best[(name, ours)], best[(name, base)]) for name in loads}
 
 
@@ -636,14 +662,50 @@ def report_throughput(rates: dict[str, tuple[Rate, Rate]], generator: str) -> No
               " which flatters the ratio; install wrk for cleaner figures)")  # fmt: skip
 
 
-def report_log_cost(rates: dict[str, tuple[Rate, Rate]]) -> None:
-    """Requests/s with the request log over requests/s without it (target: >= 95%)."""
+def report_log_cost(
+    rates: dict[str, tuple[Rate, Rate]], pairs: dict[str, list[tuple[Rate, Rate]]]
+) -> None:
+    """Requests/s with the request log over requests/s without it (target: >= 95%); then the
+    median over rounds of each round's ratio (the two runs of a round are adjacent in time, so
+    the machine's other load moves both alike: steadier than the best rounds' ratio)."""
     for name, (logged, unlogged) in rates.items():
         ratio = logged.per_second / unlogged.per_second
         verdict = "within" if ratio >= 0.95 else "OVER"
         print(f"  {name}: {logged.per_second:,.0f} req/s logged, {unlogged.per_second:,.0f}"
               f" without the log: {ratio:.1%} ({1 - ratio:+.1%} cost, {verdict} the 5%"
               " budget)")  # fmt: skip
+        if logged.cpu and unlogged.cpu:
+            # CPU time includes the log's writer thread: the log's whole cost, even when the
+            # load generator, not the server, sets the pace on a busy machine.
+            cpu = logged.per_cpu_second / unlogged.per_cpu_second
+            print(f"    per CPU second of the server (the writer included):"
+                  f" {logged.per_cpu_second:,.0f} / {unlogged.per_cpu_second:,.0f} req ="
+                  f" {cpu:.1%} ({1 - cpu:+.1%} cost)")  # fmt: skip
+        _report_threads(pairs[name])
+        per_round = [a.per_second / b.per_second for a, b in pairs[name]]
+        per_cpu = [a.per_cpu_second / b.per_cpu_second for a, b in pairs[name] if a.cpu and b.cpu]
+        print(f"    median of {len(per_round)} rounds' ratios: {statistics.median(per_round):.1%}"
+              " req/s" + (f", {statistics.median(per_cpu):.1%} per CPU second" if per_cpu
+                          else ""))  # fmt: skip
+
+
+def _report_threads(pairs: list[tuple[Rate, Rate]]) -> None:
+    """CPU µs per request, medians over the rounds: where the log's cost is paid (the event
+    loop's thread, or the writer's). A batch flushed after a round ends counts in the next."""
+
+    def us(seconds: float, rate: Rate) -> float:
+        return seconds / rate.requests * 1e6
+
+    logged = [us(a.cpu, a) for a, _ in pairs]
+    unlogged = [us(b.cpu, b) for _, b in pairs]
+    main = [us(a.main_cpu, a) for a, _ in pairs]
+    others = [us(a.cpu - a.main_cpu, a) for a, _ in pairs]
+    bare = statistics.median(unlogged)
+    cost = statistics.median(logged) - bare
+    print(f"    CPU per request, medians: {statistics.median(logged):.1f} µs logged against"
+          f" {bare:.1f} µs (+{cost:.1f} µs, {cost / bare:+.1%}); logged server's main thread"
+          f" {statistics.median(main):.1f} µs, its other threads (the log's writer)"
+          f" {statistics.median(others):.1f} µs")  # fmt: skip
 
 
 def clear_request_logs(paths: Sequence[Path]) -> None:
@@ -703,6 +765,8 @@ def run(
     cpus: set[int],
     latency: bool,
     spread: bool = True,
+    log_only: bool = False,
+    rounds: int = ROUNDS,
 ) -> None:
     cores = os.cpu_count() or 1
     pin({cores - 1})  # this process, wrk and the client; the servers run on `cpus`
@@ -736,12 +800,16 @@ def run(
             print(f"  loads: one URL (the first page of one address); spread"
                   f" ({len(loads['spread']):,} URLs: pages 1-{SPREAD_PAGES} of"
                   f" {SPREAD_ADDRESSES:,} addresses)")  # fmt: skip
-        report_throughput(throughput(generator, ports[large], base, loads, duration), generator)
+        if not log_only:
+            rates = throughput(generator, ports[large], base, loads, duration)
+            report_throughput(rates, generator)
         unlogged = stack.enter_context(server("data-unlogged", paths[large], op5_path(), cpus))
         print("\n3. the request log's cost (usage, issue 32): operation 5 with the log against"
               " the same service without it, the same loads:", flush=True)  # fmt: skip
-        report_log_cost(throughput(generator, ports[large], unlogged, loads, duration))
-        if latency:
+        pairs: dict[str, list[tuple[Rate, Rate]]] = {}
+        logged = throughput(generator, ports[large], unlogged, loads, duration, rounds, pairs)
+        report_log_cost(logged, pairs)
+        if latency and not log_only:
             print("\n2. latency of operation 5, by database size and page:", flush=True)
             pages = {size: page_paths(port) for size, port in ports.items()}
             report_latency(sizes, latencies(ports, pages))
@@ -765,6 +833,10 @@ def main() -> None:
     parser.add_argument(
         "--one-url", action="store_true", help="no spread load (small databases have too few pages)"
     )
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds of part 3")
+    parser.add_argument(
+        "--log-only", action="store_true", help="only part 3: the request log's cost"
+    )
     parser.add_argument("--serve", nargs=2, metavar=("KIND", "TARGET"), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -772,7 +844,7 @@ def main() -> None:
         serve(args.serve[0], args.serve[1], args.port)
         return
     run(sorted(args.sizes), args.duration, choose_generator(args.load), set(args.server_cpus),
-        not args.skip_latency, not args.one_url)  # fmt: skip
+        not args.skip_latency, not args.one_url, args.log_only, args.rounds)  # fmt: skip
 
 
 if __name__ == "__main__":

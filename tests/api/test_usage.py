@@ -11,7 +11,15 @@ import httpx
 
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key
-from tests.api.conftest import ALICE, CHAIN, api_client, assert_error, assert_matches, walk
+from tests.api.conftest import (
+    ALICE,
+    BLOCKCHAIN_ID,
+    CHAIN,
+    api_client,
+    assert_error,
+    assert_matches,
+    walk,
+)
 
 HEADER = "x-service-api-key"
 TXS = f"/v1/chains/{CHAIN}/addresses/{ALICE}/transactions"
@@ -162,3 +170,17 @@ def test_a_chain_filter_names_a_chain_the_key_may_read(filled: Database) -> None
             assert_error(unknown, 404, "999")
             allowed = client.get(path, params={"chainId": "43114"}, headers={HEADER: limited})
             assert allowed.status_code == 200, allowed.text
+
+
+def test_a_chain_named_by_its_blockchain_id_is_logged_by_its_evm_id(filled: Database) -> None:
+    """The first request's reference is looked up when its batch is written; later ones use
+    what that lookup found."""
+    _, secret = create_key(filled, "by blockchain id")
+    path = f"/v1/chains/{BLOCKCHAIN_ID}/addresses/{ALICE}/transactions"
+    with api_client(filled) as client:
+        for made in (1, 2):
+            assert client.get(path, headers={HEADER: secret}).status_code == 200
+            found = wait_for(client, secret, made)
+            assert [(e["requestPath"], e.get("chainId")) for e in found] == [
+                (path, str(CHAIN))
+            ] * made

@@ -30,3 +30,34 @@ def test_an_older_store_gains_the_tables(db: Database) -> None:
     usage_log.write_requests(db, [row])
     assert usage_log.requests_in(db, RequestFilter("k", 0, 2_000), limit=10) == [row]
     assert usage_log.requests_in(db, RequestFilter("other", 0, 2_000), limit=10) == []
+
+
+def test_a_batch_of_any_size_is_written_whole(db: Database) -> None:
+    """Batches go in as multi-row INSERTs of decreasing chunk sizes: every row of a batch that
+    spans each size (and a remainder of single rows) is stored once, as given."""
+    size = usage_log.CHUNK + usage_log.CHUNK // 4 + usage_log.CHUNK // 64 + 4 + 3
+    rows = [
+        RequestRow(
+            f"l{n:06d}",
+            1_000 + n,
+            "k",
+            "name",
+            "data",
+            "GET",
+            f"/p/{n}",
+            "/p/{n}",
+            200 + n % 3,
+            None if n % 2 else "43112",
+            None,
+            n / 8,
+            n % 5,
+            "127.0.0.1",
+            "h",
+            "ua",
+        )
+        for n in range(size)
+    ]
+    usage_log.write_requests(db, rows)
+    usage_log.write_requests(db, [])
+    stored = usage_log.requests_in(db, RequestFilter("k", 0, 10**6), limit=size + 1)
+    assert stored == rows

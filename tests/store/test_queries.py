@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import hmac
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -306,3 +309,19 @@ def test_token_and_nft_lookups_of_a_whole_batch_span_several_in_lists(db: Databa
     assert set(found) == {TOKEN, NFT} and found[TOKEN].symbol == "TOK"
     ids = [(NFT, n) for n in range(1000, 2200)] + [(NFT, 2), (NFT, 4)]
     assert set(token_queries.nfts(db, CHAIN, ids)) == {(NFT, 2), (NFT, 4)}
+
+
+@pytest.mark.parametrize("size", [0, 1, 32, 63, 64, 65, 200])
+def test_tokens_are_signed_with_hmac_sha256_whatever_the_secret_length(size: int) -> None:
+    """The MAC from the key's precomputed pads is RFC 2104's: a token issued before (signed
+    with hmac.digest) still decodes, and the same position signs the same."""
+    secret = bytes(range(256))[:size]
+    tokens = PageTokens(secret)
+    scope = {"op": "listTransactions", "chainId": "43112", "n": 7}
+    body = orjson.dumps([2, 19991, "a"])
+    canonical = orjson.dumps(scope, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    mac = hmac.digest(secret, canonical + b"\n" + body, "sha256")[:16]
+    plain = base64.urlsafe_b64encode
+    expected = f"{plain(body).rstrip(b'=').decode()}.{plain(mac).rstrip(b'=').decode()}"
+    assert tokens.encode(scope, (19991, "a")) == expected
+    assert tokens.decode(expected, scope) == (19991, "a")

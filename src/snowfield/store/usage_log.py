@@ -3,6 +3,8 @@ batches off the request path, read per API key over a time range."""
 
 from __future__ import annotations
 
+import itertools
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -43,11 +45,36 @@ def _row(r: tuple[Any, ...]) -> RequestRow:
     return RequestRow._make((r[0], at, *r[2:8], status, r[9], r[10], latency, credits, *r[13:]))
 
 
-def write_requests(db: Database, rows: Sequence[RequestRow]) -> None:
-    """One batch, one transaction."""
-    marks = ", ".join("?" for _ in range(16))
+# A batch goes in as multi-row INSERTs of CHUNK, then CHUNK/4, ... rows (each statement
+# prepared once, 16 * CHUNK parameters, under SQLite's 32,766 and PostgreSQL's 65,535): one
+# call into the driver per chunk. executemany stepped the statement once per row, releasing
+# and retaking the GIL around every step, each time against the event loop's thread: the
+# batch cost the server more than its SQL did (bench/api.py, part 3).
+CHUNK = 1024
+# SQLite before 3.32 took at most 999 parameters a statement: there, chunks stop at 16 rows.
+_MAX_PARAMS = 32_766 if sqlite3.sqlite_version_info >= (3, 32) else 999
+_ROW_MARKS = f"({', '.join('?' * 16)})"
+
+
+def _insert(rows: int) -> str:
+    return f"INSERT INTO api_requests ({_COLS}) VALUES {', '.join([_ROW_MARKS] * rows)}"
+
+
+_INSERTS = {
+    n: _insert(n)
+    for n in (CHUNK, CHUNK // 4, CHUNK // 16, CHUNK // 64, 4, 1)
+    if n == 1 or n * 16 <= _MAX_PARAMS
+}
+
+
+def write_requests(db: Database, rows: Sequence[tuple[Any, ...]]) -> None:
+    """One batch, one transaction; `rows` in RequestRow's order (plain tuples will do)."""
     with db.transaction() as w:
-        w.executemany(f"INSERT INTO api_requests ({_COLS}) VALUES ({marks})", rows)
+        at = 0
+        for size, sql in _INSERTS.items():  # largest first
+            while len(rows) - at >= size:
+                w.execute(sql, tuple(itertools.chain.from_iterable(rows[at : at + size])))
+                at += size
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,12 @@
 background task writes what gathered to the store every `interval` seconds, in one transaction
 per batch, in a worker thread.
 
+The split is measured (bench/api.py part 3, per thread; docs/data-api/operations.md, "Usage"):
+the pending tuple keeps plain values, not the request's scope, whose containers the garbage
+collector otherwise walked while they waited; the rows are built in the thread, because built
+in `record` they cost the event loop's thread more than they saved the writer; the writer
+inserts multi-row statements (store/usage_log.py), not one step per row.
+
 Bounded: at most `max_pending` requests wait in memory; past that (the store is down or slower
 than the traffic) the oldest are dropped and counted in `dropped`, never the service."""
 
@@ -14,7 +20,7 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from starlette.types import Scope
@@ -22,7 +28,6 @@ from starlette.types import Scope
 from snowfield.store import chain_queries, usage_log
 from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey
-from snowfield.store.usage_log import RequestRow
 
 log = logging.getLogger("snowfield.api.usage")
 
@@ -54,10 +59,30 @@ class RequestLog:
         key: ApiKey | None,
         credits: int,
     ) -> None:
-        """Notes one answered request (`started`: its time.perf_counter() on arrival)."""
-        now = time.perf_counter()
+        """Notes one answered request (`started`: its time.perf_counter() on arrival).
+
+        Only plain values are kept (strings, numbers, the client's address tuple and a dict of
+        bytes): a kept scope held its containers alive for up to a second, which the garbage
+        collector then walked and promoted; everything else waits for the flush."""
+        if key is None:
+            key_id = key_name = None
+        else:
+            key_id, key_name = key.id, key.name
         self._pending.append(
-            (time.time(), now - started, scope, route, params.get("chainId"), status, key, credits)
+            (
+                started,
+                time.perf_counter(),
+                scope["method"],
+                scope["path"],
+                route,
+                params.get("chainId"),
+                status,
+                key_id,
+                key_name,
+                credits,
+                scope.get("client"),
+                dict(scope["headers"]),
+            )
         )
         if len(self._pending) > self.max_pending:
             del self._pending[0]
@@ -86,14 +111,14 @@ class RequestLog:
         chains = self._chains
         if len(chains) > 1024:  # references are whatever clients send: keep it bounded
             chains.clear()
-        for pending in batch:
-            ref = pending[4]
+        for ref in {pending[5] for pending in batch}:
             if ref is not None and ref not in chains:
                 found = chain_queries.find_chain(self.db, ref)
                 if found is not None:  # an unknown one is looked up again: it may come
                     chains[ref] = str(found.chain_id)
-        tag, serial = self._tag, self._serial
-        rows = [_row(p, chains, f"{tag}{next(serial):08x}") for p in batch]
+        # perf_counter() readings to Unix time: one offset for the batch (it spans a second).
+        offset = time.time() - time.perf_counter()
+        rows = _rows(batch, chains, offset, self._tag, self._serial)
         usage_log.write_requests(self.db, rows)
 
     async def close(self) -> None:
@@ -106,34 +131,38 @@ class RequestLog:
         await self.flush()
 
 
-def _header(scope: Scope, name: bytes) -> str:
-    for key, value in scope["headers"]:
-        if key == name:
-            return str(value.decode("latin-1"))
-    return ""
-
-
-def _row(pending: tuple[Any, ...], chains: Mapping[str, str], suffix: str) -> RequestRow:
-    """The stored row of a pending request: built at flush time, off the request path; its
-    chain as its EVM chain id when the reference names an indexed chain."""
-    at, elapsed, scope, route, ref, status, key, credits = pending
-    client = scope.get("client")
-    at_ms = int((at - elapsed) * 1000)  # when it arrived
-    return RequestRow(
-        log_id=f"{at_ms:012x}{suffix}",
-        at_ms=at_ms,
-        key_id=None if key is None else key.id,
-        key_name=None if key is None else key.name,
-        request_type="data",
-        method=scope["method"],
-        path=scope["path"],
-        route=route,
-        status=status,
-        chain_id=None if ref is None else chains.get(ref, ref),
-        rpc_method=None,
-        latency_ms=round(elapsed * 1000, 3),
-        credits=credits,
-        ip=client[0] if client else "",
-        host=_header(scope, _HOST),
-        user_agent=_header(scope, _AGENT),
-    )
+def _rows(
+    batch: list[tuple[Any, ...]],
+    chains: Mapping[str, str],
+    offset: float,
+    tag: str,
+    serial: Iterator[int],
+) -> list[tuple[Any, ...]]:
+    """The stored rows (store/usage_log.py's RequestRow, as plain tuples) of pending requests:
+    built at flush time, off the request path; a chain as its EVM chain id when the reference
+    names an indexed chain, `at_ms` when the request arrived."""
+    rows = []
+    for started, ended, method, path, route, ref, status, key_id, key_name, credits, client, \
+            headers in batch:  # fmt: skip
+        at_ms = int((started + offset) * 1000)
+        rows.append(
+            (
+                f"{at_ms:012x}{tag}{next(serial):08x}",
+                at_ms,
+                key_id,
+                key_name,
+                "data",
+                method,
+                path,
+                route,
+                status,
+                None if ref is None else chains.get(ref, ref),
+                None,
+                round((ended - started) * 1000, 3),
+                credits,
+                client[0] if client else "",
+                headers.get(_HOST, b"").decode("latin-1"),
+                headers.get(_AGENT, b"").decode("latin-1"),
+            )
+        )
+    return rows
