@@ -183,7 +183,7 @@ def test_the_official_client_reads_every_operation(indexed: Indexed) -> None:
 
 
 def test_a_store_indexed_before_the_ledger_replays_it_from_the_node(indexed: Indexed) -> None:
-    """A P-Chain indexed before schema 23 has blocks but no ledger: the next sync fetches the
+    """A P-Chain indexed before schema 20 has blocks but no ledger: the next sync fetches the
     blocks from the first L1 tx on again and leaves the ledger as a lockstep one."""
     db = indexed.db
     tables = ("l1_fee_days", "l1_fee_balances", "l1_fee_events", "l1_fee_ledger")

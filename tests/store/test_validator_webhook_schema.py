@@ -1,4 +1,4 @@
-"""Schema 24: a store written by schema 19 gains p_l1_validations (and the webhooks' index by
+"""Schema 21: a store written by schema 19 gains p_l1_validations (and the webhooks' index by
 event type) on upgrade. An L1 validation registered before it is found by its observation, so
 its removal still reaches a validator_activity webhook of its subnet."""
 

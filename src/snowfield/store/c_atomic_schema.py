@@ -2,7 +2,7 @@
 export with its block, the UTXOs an export put into shared memory for the X- or P-Chain
 (`consumed_on`), the UTXOs an import took from it, and the checkpoint of the block index.
 Every row carries the C-Chain block number (`height`) that derived it; a tx its block's EVM hash
-(`block_id`, 0x hex, since schema 21) and the AVAX it burned as its fee (`fee`, nAVAX: its AVAX
+(`block_id`, 0x hex, since schema 22) and the AVAX it burned as its fee (`fee`, nAVAX: its AVAX
 inputs less its AVAX outputs)."""
 
 from __future__ import annotations

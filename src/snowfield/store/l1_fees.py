@@ -291,7 +291,7 @@ L1_TX_TYPES = (
 def lag(db: Any, pchain: str, config: FeeConfig | None) -> int | None:
     """The first block height the ledger still has to be replayed from, or None when it is in
     step with the P-Chain's checkpoint: a store whose P-Chain was indexed before the ledger
-    existed (schema 23). Its blocks before the first L1 tx change nothing (no validator pays),
+    existed (schema 20). Its blocks before the first L1 tx change nothing (no validator pays),
     so the ledger starts just before it, or at the checkpoint when there is none."""
     done = db.query_one("SELECT height, timestamp FROM p_checkpoints WHERE pchain = ?", (pchain,))
     if done is None:

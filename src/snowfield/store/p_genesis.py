@@ -1,4 +1,4 @@
-"""The P-Chain's genesis allocations (schema 21). The genesis state's UTXOs (tx id empty, index
+"""The P-Chain's genesis allocations (schema 22). The genesis state's UTXOs (tx id empty, index
 = position) come from no block, and the node serves no list of them: only `platform.getUTXOs`
 by address. So the indexer asks the node about each address it meets (the owners of the
 X-Chain's genesis allocations, which a genesis funds on P too, and every address a P-Chain tx

@@ -1,4 +1,4 @@
-"""The tables of the P-Chain's genesis allocations (schema 21; store/p_genesis.py says how
+"""The tables of the P-Chain's genesis allocations (schema 22; store/p_genesis.py says how
 they are found and read)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The table of validator_activity webhooks (schema 24; store/webhook_validators.py writes it)."""
+"""The table of validator_activity webhooks (schema 21; store/webhook_validators.py writes it)."""
 
 from __future__ import annotations
 

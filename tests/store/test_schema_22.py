@@ -1,4 +1,4 @@
-"""Schema 21 on a store of schema 19: the C-Chain's atomic txs and the X-Chain's index are read
+"""Schema 22 on a store of schema 19: the C-Chain's atomic txs and the X-Chain's index are read
 again (their rows go; c_atomic_txs gains `fee`), and the P-Chain genesis tables appear; on
 SQLite and PostgreSQL."""
 
