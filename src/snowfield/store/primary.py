@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from snowfield.store import primary_blocks, sql, staking_rollups
+from snowfield.store import p_holdings, primary_blocks, sql, staking_rollups
 from snowfield.store.database import Database, Writer
 from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
@@ -82,6 +82,7 @@ def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping
     """The genesis state's txs (its stakers) into the genesis block, once."""
     with db.transaction() as w:
         _write_blocks(w, pchain, [rows])
+        _hold(w, pchain, [rows])
         _write_potential(w, pchain, potential)
         _write_documents(w, pchain, _touched([rows]))
         w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
@@ -119,6 +120,7 @@ def write_blocks(
     with db.transaction() as w:
         _write_blocks(w, pchain, blocks)
         _insert_utxos(w, pchain, [(u, height, times[height]) for height, u in rewards])
+        _hold(w, pchain, blocks, [u.utxo_id for _, u in rewards])
         _write_documents(w, pchain, _touched(blocks) | {u.tx_id for _, u in rewards})
         _write_potential(w, pchain, potential or {})
         w.execute(
@@ -128,6 +130,13 @@ def write_blocks(
             " block_id = excluded.block_id, timestamp = excluded.timestamp",
             (pchain, next_index, last.height, last.block_id, last.timestamp),
         )
+
+
+def _hold(w: Writer, pchain: str, blocks: Sequence[BlockRows], rewards: Sequence[str] = ()) -> None:
+    """The owners' unspent UTXOs (store/p_holdings.py) after the blocks' UTXO writes."""
+    emitted = [u.utxo_id for b in blocks for u in b.emitted]
+    consumed = [spend.utxo_id for b in blocks for _, spend in b.spends]
+    p_holdings.refresh(w, pchain, [*emitted, *rewards], consumed)
 
 
 def _write_potential(w: Writer, pchain: str, potential: Mapping[str, int]) -> None:

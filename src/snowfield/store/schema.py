@@ -25,6 +25,8 @@ from snowfield.store.evm_schema import (
     reread_evm_chains,
 )
 from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
+from snowfield.store.p_holdings_schema import P_HOLDINGS
+from snowfield.store.p_holdings_schema import rebuild as rebuild_p_holdings
 from snowfield.store.primary_schema import (
     P_STAKER_OWNERS,
     P_STAKING_ROWS,
@@ -40,7 +42,7 @@ from snowfield.store.validator_schema import (
 from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 19
+SCHEMA_VERSION = 22
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -317,6 +319,7 @@ TABLES: tuple[str, ...] = (
     *USAGE_TABLES,
     *X_TABLES,
     *C_ATOMIC_TABLES,
+    *P_HOLDINGS,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -407,6 +410,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
     # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
     19: (copy_native_documents,),
+    # The P-Chain's unspent UTXOs by owner, for balances and UTXO pages (store/p_holdings.py).
+    22: (*P_HOLDINGS, rebuild_p_holdings),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

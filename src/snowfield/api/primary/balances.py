@@ -10,7 +10,7 @@ from snowfield.api.params import Param
 from snowfield.api.primary import x_chain
 from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, target
 from snowfield.api.primary.primary_network import NETWORK_PATH
-from snowfield.store import p_address_queries, primary_queries
+from snowfield.store import p_address_queries, p_holdings
 from snowfield.store.p_address_queries import Held
 from snowfield.store.primary_documents import asset
 
@@ -67,6 +67,14 @@ def aggregate(avax_asset: str, utxos: Iterable[Held]) -> list[Json]:
     ]
 
 
+def p_balances(avax_asset: str, held: Iterable[Held], now: int | None) -> Json:
+    """PChainBalance's lists of these UTXOs judged at `now`."""
+    kinds: dict[str, list[Held]] = {k: [] for k in P_KINDS}
+    for u in held:
+        kinds[p_kind(u, now or 0)].append(u)
+    return {k: aggregate(avax_asset, v) for k, v in kinds.items()}
+
+
 async def get_balances(ctx: Context) -> Json:
     t = await target(ctx)
     addresses = addresses_for(t, ctx.args.get("addresses"))
@@ -76,14 +84,12 @@ async def get_balances(ctx: Context) -> Json:
     if t.chain == "C":
         return await x_chain.c_balances(ctx, t, addresses, at)
     pchain = t.net.pchain
-    held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
-    now = at
-    if now is None and any(u.staked or u.stakeable_locktime or u.locktime for u in held):
-        now = await ctx.run(primary_queries.chain_time, ctx.db, pchain)
-    kinds: dict[str, list[Held]] = {k: [] for k in P_KINDS}
-    for u in held:
-        kinds[p_kind(u, now or 0)].append(u)
-    balances = {k: aggregate(t.net.avax_asset, v) for k, v in kinds.items()}
+    if at is None:  # now: the owners' unspent rows kept by the writer (store/p_holdings.py)
+        held, now = await ctx.run(p_holdings.held_now, ctx.db, pchain, addresses)
+    else:
+        held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
+        now = at
+    balances = p_balances(t.net.avax_asset, held, now)
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     return {"balances": balances, "chainInfo": chain_info}
 

@@ -25,7 +25,7 @@ from snowfield.api.primary.addressing import (
 from snowfield.api.primary.balances import ADDRESSES
 from snowfield.api.primary.primary_network import NETWORK_PATH, indexed_network
 from snowfield.errors import InvalidParams, NotFound
-from snowfield.store import p_address_queries
+from snowfield.store import p_address_queries, p_holdings
 from snowfield.store.p_address_queries import UtxoFilter
 from snowfield.store.primary_documents import utxo
 
@@ -65,6 +65,15 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
     )
     if t.chain == "X":
         return await x_chain.utxos(ctx, t, addresses, f)
+    chain_info = {"chainName": t.name, "network": ctx.args["network"]}
+    if not f.include_spent:  # the owners' unspent rows with their documents (p_holdings.py)
+        held = await ctx.run(
+            p_holdings.utxo_documents, ctx.db, t.net.pchain, addresses, f, ctx.after(),
+            ctx.args["pageSize"],
+        )  # fmt: skip
+        if held is not None:
+            items = p_holdings.joined([r[-1] for r in held.items])
+            return {**ctx.next_page(held), "utxos": items, "chainInfo": chain_info}
     page = await ctx.run(
         p_address_queries.utxo_page,
         ctx.db,
@@ -74,9 +83,8 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
         ctx.after(),
         ctx.args["pageSize"],
     )
-    items = [utxo(t.net.avax_asset, u) for u in page.items]
-    chain_info = {"chainName": t.name, "network": ctx.args["network"]}
-    return {**ctx.next_page(page), "utxos": items, "chainInfo": chain_info}
+    rendered = [utxo(t.net.avax_asset, u) for u in page.items]
+    return {**ctx.next_page(page), "utxos": rendered, "chainInfo": chain_info}
 
 
 async def list_utxos(ctx: Context) -> Json:
