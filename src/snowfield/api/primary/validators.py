@@ -180,7 +180,8 @@ def render(v: StakerView, f: Figures, rewards: list[RewardUtxo], total_stake: in
     }
     if v.delegation_fee is not None:
         out["delegationFee"] = percent_text(v.delegation_fee)
-    bls = orjson.loads(v.details).get("blsCredentials")
+    # Parsed only where present (most validations on a page have none: pre-Durango txs).
+    bls = orjson.loads(v.details).get("blsCredentials") if '"blsCredentials"' in v.details else None
     if bls:
         out["blsCredentials"] = bls
     if v.status == "pending":
