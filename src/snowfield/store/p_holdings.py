@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from snowfield.store import sql
+from snowfield.store import p_balance_rows, sql
 from snowfield.store.database import Database
 from snowfield.store.p_address_queries import Held, UtxoFilter, utxo_page_clauses
 from snowfield.store.pagination import Key, Page, page_of
@@ -60,27 +60,59 @@ def _avax_asset(w: Reads, pchain: str) -> str | None:
     return None if not row else str(row[0][0])
 
 
-def refresh(w: _Writes, pchain: str, emitted: Sequence[str], consumed: Sequence[str]) -> None:
-    """After a batch's UTXO writes: rows for the UTXOs it emitted (as the rows now stand: a
-    re-written reward UTXO gets its new document), none for the ones it consumed."""
-    avax_asset = _avax_asset(w, pchain)
-    for chunk in sql.chunks(sorted(set(emitted))):
-        found = w.query(
-            f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ?"
-            f" AND utxo_id IN {sql.in_list(chunk)}",
-            [pchain, *chunk],
-        )
-        w.executemany(_INSERT, _rows(pchain, avax_asset, (_utxo(r) for r in found)))
+def refresh(
+    w: _Writes,
+    pchain: str,
+    emitted: Sequence[str],
+    consumed: Sequence[str],
+    ended: Sequence[str] = (),
+) -> None:
+    """After a batch's UTXO and staker writes: rows for the UTXOs it emitted (as the rows now
+    stand: a re-written reward UTXO gets its new document), none for the ones it consumed, and
+    the balance rows moved with them and with the stakers it `ended` (staking tx ids)."""
+    deltas: p_balance_rows.Deltas = {}
+    # In this order, each step reading the rows as the steps before left them: a UTXO held
+    # before the batch is judged ended by the store now, after the stakers' writes.
+    staked = p_balance_rows.staked_utxos(w, pchain, ended)
+    p_balance_rows.move_ended(deltas, p_balance_rows.held(w, pchain, staked))
+    p_balance_rows.add(deltas, p_balance_rows.held(w, pchain, consumed), -1)
     for chunk in sql.chunks(sorted(set(consumed))):
         w.execute(
             f"DELETE FROM p_holdings WHERE pchain = ? AND utxo_id IN {sql.in_list(chunk)}",
             [pchain, *chunk],
         )
+    new = _hold(w, pchain, emitted)
+    p_balance_rows.add(deltas, p_balance_rows.held(w, pchain, new), 1)
+    p_balance_rows.apply(w, pchain, deltas)
+
+
+def _hold(w: _Writes, pchain: str, emitted: Sequence[str]) -> list[str]:
+    """Rows for these UTXOs (rewritten where present); the ids held for the first time."""
+    avax_asset = _avax_asset(w, pchain)
+    new = []
+    for chunk in sql.chunks(sorted(set(emitted))):
+        before = {
+            str(r[0])
+            for r in w.query(
+                f"SELECT utxo_id FROM p_holdings WHERE pchain = ? AND utxo_id IN"
+                f" {sql.in_list(chunk)}",
+                [pchain, *chunk],
+            )
+        }
+        found = w.query(
+            f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ?"
+            f" AND utxo_id IN {sql.in_list(chunk)}",
+            [pchain, *chunk],
+        )
+        rows = _rows(pchain, avax_asset, (_utxo(r) for r in found))
+        w.executemany(_INSERT, rows)
+        new += sorted({r[3] for r in rows} - before)
+    return new
 
 
 def rebuild(w: _Writes) -> None:
-    """Schema 22: the rows of a store written before the table, from its unspent UTXOs, in
-    key order (rows written in order fill SQLite's clustered pages)."""
+    """Schema 22: the rows of a store written before the tables, from its unspent UTXOs, in
+    key order (rows written in order fill SQLite's clustered pages), then its balance rows."""
     for (pchain,) in w.query("SELECT pchain FROM primary_networks"):
         avax_asset = _avax_asset(w, str(pchain))
         found = w.query(
@@ -89,11 +121,22 @@ def rebuild(w: _Writes) -> None:
         )
         rows = _rows(str(pchain), avax_asset, (_utxo(r) for r in found))
         w.executemany(_INSERT, sorted(rows, key=lambda r: (r[1], r[2], r[3])))
+        p_balance_rows.rebuild(w, str(pchain))
 
 
 def held_now(db: Database, pchain: str, addresses: Sequence[str]) -> tuple[list[Held], int | None]:
-    """The UTXOs these addresses hold now (each once, as p_address_queries.held_utxos gives
-    them), and the chain time their kinds are judged at (one store call)."""
+    """What these addresses hold now, as p_address_queries.held_utxos gives it (one address:
+    its balance rows; more: their UTXOs, each once), and the chain time their kinds are judged
+    at (one store call)."""
+    if len(addresses) == 1:
+        out = p_balance_rows.balance_rows(db, pchain, addresses[0])
+    else:
+        out = _held_utxos(db, pchain, addresses)
+    locked = any(u.staked or u.stakeable_locktime or u.locktime for u in out)
+    return out, chain_time(db, pchain) if locked else None
+
+
+def _held_utxos(db: Database, pchain: str, addresses: Sequence[str]) -> list[Held]:
     rows = db.query(
         "SELECT h.utxo_id, h.asset_id, h.amount, h.staked, h.stakeable_locktime, h.locktime,"
         " h.utxo_start, CASE WHEN s.ended_tx IS NOT NULL THEN 1 ELSE 0 END FROM p_holdings h"
@@ -108,8 +151,7 @@ def held_now(db: Database, pchain: str, addresses: Sequence[str]) -> tuple[list[
             continue
         seen.add(utxo_id)
         out.append(Held(str(asset), int(amount), bool(staked), lock, plain, start, bool(ended)))
-    locked = any(u.staked or u.stakeable_locktime or u.locktime for u in out)
-    return out, chain_time(db, pchain) if locked else None
+    return out
 
 
 def utxo_documents(

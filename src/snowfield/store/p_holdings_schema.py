@@ -29,6 +29,26 @@ P_HOLDINGS = (
     "CREATE INDEX IF NOT EXISTS p_holdings_by_utxo ON p_holdings (pchain, utxo_id)",
 )
 
+# An address's balance rows: its unspent UTXOs summed by what judges their kind at a time
+# (api/primary/balances.py p_kind: asset, stake, its staker's end, start and locktimes; NULL
+# times as 0), so that a balance reads one row per asset and kind, not one per UTXO.
+P_BALANCE_ROWS = (
+    """CREATE TABLE IF NOT EXISTS p_balance_rows (
+        pchain TEXT NOT NULL,
+        address TEXT NOT NULL,
+        asset_id TEXT NOT NULL,
+        staked SMALLINT NOT NULL,
+        staker_ended SMALLINT NOT NULL,
+        utxo_start BIGINT NOT NULL,
+        stakeable_locktime BIGINT NOT NULL,
+        locktime BIGINT NOT NULL,
+        amount TEXT NOT NULL,
+        utxo_count BIGINT NOT NULL,
+        PRIMARY KEY (pchain, address, asset_id, staked, staker_ended, utxo_start,
+                     stakeable_locktime, locktime))"""
+    + CLUSTERED,
+)
+
 
 def rebuild(w: Any) -> None:
     """Schema 22: the rows of a store written before the table (store/p_holdings.py)."""

@@ -136,7 +136,18 @@ def _hold(w: Writer, pchain: str, blocks: Sequence[BlockRows], rewards: Sequence
     """The owners' unspent UTXOs (store/p_holdings.py) after the blocks' UTXO writes."""
     emitted = [u.utxo_id for b in blocks for u in b.emitted]
     consumed = [spend.utxo_id for b in blocks for _, spend in b.spends]
-    p_holdings.refresh(w, pchain, [*emitted, *rewards], consumed)
+    ended = [staker for b in blocks for staker, _ in b.ended]
+    for b in blocks:  # the stakers a removal ended (_write_stakers)
+        for node_id, subnet_id, tx_id in b.removed:
+            ended += [
+                str(r[0])
+                for r in w.query(
+                    "SELECT tx_id FROM p_stakers WHERE pchain = ? AND node_id = ?"
+                    " AND subnet_id = ? AND ended_tx = ?",
+                    (pchain, node_id, subnet_id, tx_id),
+                )
+            ]
+    p_holdings.refresh(w, pchain, [*emitted, *rewards], consumed, ended)
 
 
 def _write_potential(w: Writer, pchain: str, potential: Mapping[str, int]) -> None:

@@ -25,7 +25,7 @@ from snowfield.store.evm_schema import (
     reread_evm_chains,
 )
 from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
-from snowfield.store.p_holdings_schema import P_HOLDINGS
+from snowfield.store.p_holdings_schema import P_BALANCE_ROWS, P_HOLDINGS
 from snowfield.store.p_holdings_schema import rebuild as rebuild_p_holdings
 from snowfield.store.primary_schema import (
     P_STAKER_OWNERS,
@@ -320,6 +320,7 @@ TABLES: tuple[str, ...] = (
     *X_TABLES,
     *C_ATOMIC_TABLES,
     *P_HOLDINGS,
+    *P_BALANCE_ROWS,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -410,8 +411,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     18: (BACKFILL_RANGES,),  # claimed block ranges of a parallel backfill (backfill_ranges.py)
     # Operation 5's contiguous layout: a page is one range of address_txs (store/history_pages.py).
     19: (copy_native_documents,),
-    # The P-Chain's unspent UTXOs by owner, for balances and UTXO pages (store/p_holdings.py).
-    22: (*P_HOLDINGS, rebuild_p_holdings),
+    # The P-Chain's unspent UTXOs by owner and their balance rows (store/p_holdings.py).
+    22: (*P_HOLDINGS, *P_BALANCE_ROWS, rebuild_p_holdings),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

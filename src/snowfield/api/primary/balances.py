@@ -60,7 +60,7 @@ def aggregate(avax_asset: str, utxos: Iterable[Held]) -> list[Json]:
     sums: dict[str, tuple[int, int]] = {}
     for u in utxos:
         amount, count = sums.get(u.asset_id, (0, 0))
-        sums[u.asset_id] = (amount + u.amount, count + 1)
+        sums[u.asset_id] = (amount + u.amount, count + u.count)
     return [
         {**asset(avax_asset, a, amount), "utxoCount": count}
         for a, (amount, count) in sorted(sums.items())
