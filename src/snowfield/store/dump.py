@@ -42,6 +42,9 @@ PRIMARY: dict[str, str] = {
     "p_subnets": "pchain, subnet_id",
     "p_chains": "pchain, blockchain_id",
     "p_checkpoints": "pchain",
+    "p_holdings": "pchain, address, block_timestamp, utxo_id",
+    "p_balance_rows": "pchain, address, asset_id, staked, staker_ended, utxo_start,"
+    " stakeable_locktime, locktime",
 }
 
 
