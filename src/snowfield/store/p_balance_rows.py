@@ -5,7 +5,8 @@ of plain AVAX, one per stake period staked) instead of one per UTXO.
 
 A row's key holds its staker's end (rewarded or removed): a staked UTXO moves from the
 not-ended row to the ended one in the batch that ends its staker. Amounts are decimal text
-(uint64 sums), summed here in Python."""
+(uint64 sums), summed here in Python. It imports no reads of the store: the schema upgrade
+(store/p_holdings_schema.py) builds the rows with it."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from snowfield.store import sql
-from snowfield.store.p_address_queries import Held
-from snowfield.store.primary_queries import Reads
 
 # (address, asset, staked, staker ended, start, stakeable locktime, locktime)
 BalanceKey = tuple[str, str, int, int, int, int, int]
@@ -29,6 +28,10 @@ _HELD = (
     " LEFT JOIN p_stakers s ON h.staked = 1 AND s.pchain = h.pchain AND s.tx_id = h.tx_id"
     " WHERE h.pchain = ?"
 )
+
+
+class Reads(Protocol):
+    def query(self, sql: str, params: Any = ...) -> list[tuple[Any, ...]]: ...
 
 
 class _Writes(Reads, Protocol):
@@ -122,15 +125,3 @@ def rebuild(w: _Writes, pchain: str) -> None:
         1,
     )  # fmt: skip
     apply(w, pchain, deltas)
-
-
-def balance_rows(db: Reads, pchain: str, address: str) -> list[Held]:
-    """One address's balance rows, as Held entries of `count` UTXOs each."""
-    return [
-        Held(str(asset), int(amount), bool(staked), lock, plain, start, bool(ended), int(n))
-        for asset, staked, ended, start, lock, plain, amount, n in db.query(
-            "SELECT asset_id, staked, staker_ended, utxo_start, stakeable_locktime, locktime,"
-            " amount, utxo_count FROM p_balance_rows WHERE pchain = ? AND address = ?",
-            (pchain, address),
-        )
-    ]

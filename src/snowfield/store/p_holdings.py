@@ -24,17 +24,10 @@ import orjson
 from snowfield.store import p_balance_rows, sql
 from snowfield.store.database import Database
 from snowfield.store.p_address_queries import Held, UtxoFilter, utxo_page_clauses
+from snowfield.store.p_holdings_schema import HOLDINGS_INSERT
 from snowfield.store.pagination import Key, Page, page_of
 from snowfield.store.primary_documents import utxo
 from snowfield.store.primary_queries import _UTXO_COLUMNS, PUtxo, Reads, _utxo, chain_time
-
-_INSERT = (
-    "INSERT INTO p_holdings (pchain, address, block_timestamp, utxo_id, tx_id, asset_id, amount,"
-    " staked, stakeable_locktime, locktime, utxo_start, document)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (pchain, address, block_timestamp, utxo_id) DO UPDATE"
-    " SET document = excluded.document"
-)
 
 
 class _Writes(Reads, Protocol):
@@ -84,6 +77,7 @@ def refresh(
     new = _hold(w, pchain, emitted)
     p_balance_rows.add(deltas, p_balance_rows.held(w, pchain, new), 1)
     p_balance_rows.apply(w, pchain, deltas)
+    fill_documents(w, pchain)
 
 
 def _hold(w: _Writes, pchain: str, emitted: Sequence[str]) -> list[str]:
@@ -105,23 +99,45 @@ def _hold(w: _Writes, pchain: str, emitted: Sequence[str]) -> list[str]:
             [pchain, *chunk],
         )
         rows = _rows(pchain, avax_asset, (_utxo(r) for r in found))
-        w.executemany(_INSERT, rows)
+        w.executemany(HOLDINGS_INSERT, rows)
         new += sorted({r[3] for r in rows} - before)
     return new
 
 
-def rebuild(w: _Writes) -> None:
-    """Schema 22: the rows of a store written before the tables, from its unspent UTXOs, in
-    key order (rows written in order fill SQLite's clustered pages), then its balance rows."""
-    for (pchain,) in w.query("SELECT pchain FROM primary_networks"):
-        avax_asset = _avax_asset(w, str(pchain))
-        found = w.query(
-            f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ? AND consuming_tx IS NULL",
+def fill_documents(w: _Writes, pchain: str, limit: int = 5_000) -> int:
+    """Documents for up to `limit` rows an upgrade left without one (p_holdings_schema.py), in
+    the writer's transaction, a batch at a time; how many were filled."""
+    avax_asset = _avax_asset(w, pchain)
+    if avax_asset is None:
+        return 0
+    ids = [
+        str(r[0])
+        for r in w.query(
+            "SELECT DISTINCT utxo_id FROM p_holdings WHERE pchain = ? AND document IS NULL"
+            f" LIMIT {int(limit)}",
             (pchain,),
         )
-        rows = _rows(str(pchain), avax_asset, (_utxo(r) for r in found))
-        w.executemany(_INSERT, sorted(rows, key=lambda r: (r[1], r[2], r[3])))
-        p_balance_rows.rebuild(w, str(pchain))
+    ]
+    for chunk in sql.chunks(sorted(ids)):
+        found = w.query(
+            f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ?"
+            f" AND utxo_id IN {sql.in_list(chunk)}",
+            [pchain, *chunk],
+        )
+        w.executemany(HOLDINGS_INSERT, _rows(pchain, avax_asset, (_utxo(r) for r in found)))
+    return len(ids)
+
+
+def _balance_rows(db: Reads, pchain: str, address: str) -> list[Held]:
+    """One address's balance rows, as Held entries of `count` UTXOs each."""
+    return [
+        Held(str(asset), int(amount), bool(staked), lock, plain, start, bool(ended), int(n))
+        for asset, staked, ended, start, lock, plain, amount, n in db.query(
+            "SELECT asset_id, staked, staker_ended, utxo_start, stakeable_locktime, locktime,"
+            " amount, utxo_count FROM p_balance_rows WHERE pchain = ? AND address = ?",
+            (pchain, address),
+        )
+    ]
 
 
 def held_now(db: Database, pchain: str, addresses: Sequence[str]) -> tuple[list[Held], int | None]:
@@ -129,7 +145,7 @@ def held_now(db: Database, pchain: str, addresses: Sequence[str]) -> tuple[list[
     its balance rows; more: their UTXOs, each once), and the chain time their kinds are judged
     at (one store call)."""
     if len(addresses) == 1:
-        out = p_balance_rows.balance_rows(db, pchain, addresses[0])
+        out = _balance_rows(db, pchain, addresses[0])
     else:
         out = _held_utxos(db, pchain, addresses)
     locked = any(u.staked or u.stakeable_locktime or u.locktime for u in out)
