@@ -46,6 +46,9 @@ PRIMARY: dict[str, str] = {
     "l1_fee_ledger": "pchain",
     "l1_fee_balances": "pchain, validation_id",
     "l1_fee_days": "pchain, scope, member, day",
+    "p_holdings": "pchain, address, block_timestamp, utxo_id",
+    "p_balance_rows": "pchain, address, asset_id, staked, staker_ended, utxo_start,"
+    " stakeable_locktime, locktime",
 }
 
 

@@ -43,7 +43,8 @@ _UNSPENT = "COALESCE(u.consuming_tx, '') = ''"
 
 @dataclass(frozen=True, slots=True)
 class Held:
-    """What a balance needs of one UTXO an address holds."""
+    """What a balance needs of one UTXO an address holds (or of `count` alike: a balance row
+    of store/p_holdings.py, `amount` their sum)."""
 
     asset_id: str
     amount: int
@@ -52,6 +53,7 @@ class Held:
     locktime: int | None
     start: int | None
     staker_ended: bool  # its staker was rewarded or removed by then (a stake output)
+    count: int = 1
 
 
 def held_utxos(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from snowfield.store import (
     l1_fees,
+    p_holdings,
     primary_blocks,
     sql,
     staking_rollups,
@@ -91,6 +92,7 @@ def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping
     """The genesis state's txs (its stakers) into the genesis block, once."""
     with db.transaction() as w:
         _write_blocks(w, pchain, [rows])
+        _hold(w, pchain, [rows])
         _write_potential(w, pchain, potential)
         _write_documents(w, pchain, _touched([rows]))
         w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
@@ -130,6 +132,7 @@ def write_blocks(
     with db.transaction() as w:
         _write_blocks(w, pchain, blocks)
         _insert_utxos(w, pchain, [(u, height, times[height]) for height, u in rewards])
+        _hold(w, pchain, blocks, [u.utxo_id for _, u in rewards])
         _write_documents(w, pchain, _touched(blocks) | {u.tx_id for _, u in rewards})
         _write_potential(w, pchain, potential or {})
         l1_fees.advance(w, pchain, [_fee_block(b) for b in blocks], fees)
@@ -156,6 +159,24 @@ def write_fees(db: Database, pchain: str, blocks: Sequence[BlockRows], fees: Fee
 def _fee_block(b: BlockRows) -> l1_fees.Block:
     # An option block keeps its proposal's chain time (its own stamp is the wrapper's).
     return b.height, None if b.option else b.timestamp, l1_fees.fee_events(b.l1_changes)
+
+
+def _hold(w: Writer, pchain: str, blocks: Sequence[BlockRows], rewards: Sequence[str] = ()) -> None:
+    """The owners' unspent UTXOs (store/p_holdings.py) after the blocks' UTXO writes."""
+    emitted = [u.utxo_id for b in blocks for u in b.emitted]
+    consumed = [spend.utxo_id for b in blocks for _, spend in b.spends]
+    ended = [staker for b in blocks for staker, _ in b.ended]
+    for b in blocks:  # the stakers a removal ended (_write_stakers)
+        for node_id, subnet_id, tx_id in b.removed:
+            ended += [
+                str(r[0])
+                for r in w.query(
+                    "SELECT tx_id FROM p_stakers WHERE pchain = ? AND node_id = ?"
+                    " AND subnet_id = ? AND ended_tx = ?",
+                    (pchain, node_id, subnet_id, tx_id),
+                )
+            ]
+    p_holdings.refresh(w, pchain, [*emitted, *rewards], consumed, ended)
 
 
 def _write_potential(w: Writer, pchain: str, potential: Mapping[str, int]) -> None:

@@ -26,6 +26,8 @@ from snowfield.store.evm_schema import (
 )
 from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
 from snowfield.store.p_genesis_schema import P_GENESIS_TABLES
+from snowfield.store.p_holdings_schema import P_BALANCE_ROWS, P_HOLDINGS
+from snowfield.store.p_holdings_schema import rebuild as rebuild_p_holdings
 from snowfield.store.primary_schema import (
     P_STAKER_OWNERS,
     P_STAKING_ROWS,
@@ -42,7 +44,7 @@ from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 22
+SCHEMA_VERSION = 23
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -322,6 +324,8 @@ TABLES: tuple[str, ...] = (
     *X_TABLES,
     *C_ATOMIC_TABLES,
     *P_GENESIS_TABLES,
+    *P_HOLDINGS,
+    *P_BALANCE_ROWS,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -445,6 +449,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
             )
         ),
     ),
+    # The P-Chain's unspent UTXOs by owner and their balance rows (store/p_holdings.py).
+    23: (*P_HOLDINGS, *P_BALANCE_ROWS, rebuild_p_holdings),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

@@ -10,7 +10,7 @@ from snowfield.api.params import Param
 from snowfield.api.primary import p_atomic, p_genesis, x_chain
 from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, target
 from snowfield.api.primary.primary_network import NETWORK_PATH
-from snowfield.store import p_address_queries, primary_queries
+from snowfield.store import p_address_queries, p_holdings, primary_queries
 from snowfield.store.p_address_queries import Held, p_kind
 from snowfield.store.primary_documents import asset
 
@@ -44,11 +44,19 @@ def aggregate(avax_asset: str, utxos: Iterable[Held]) -> list[Json]:
     sums: dict[str, tuple[int, int]] = {}
     for u in utxos:
         amount, count = sums.get(u.asset_id, (0, 0))
-        sums[u.asset_id] = (amount + u.amount, count + 1)
+        sums[u.asset_id] = (amount + u.amount, count + u.count)
     return [
         {**asset(avax_asset, a, amount), "utxoCount": count}
         for a, (amount, count) in sorted(sums.items())
     ]
+
+
+def p_balances(avax_asset: str, held: Iterable[Held], now: int | None) -> Json:
+    """PChainBalance's lists of these UTXOs judged at `now`."""
+    kinds: dict[str, list[Held]] = {k: [] for k in P_KINDS}
+    for u in held:
+        kinds[p_kind(u, now or 0)].append(u)
+    return {k: aggregate(avax_asset, v) for k, v in kinds.items()}
 
 
 async def get_balances(ctx: Context) -> Json:
@@ -60,15 +68,16 @@ async def get_balances(ctx: Context) -> Json:
     if t.chain == "C":
         return await x_chain.c_balances(ctx, t, addresses, at)
     pchain = t.net.pchain
-    held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
-    held += await p_genesis.held(ctx, t, addresses, at)
-    now = at
-    if now is None and any(u.staked or u.stakeable_locktime or u.locktime for u in held):
+    if at is None:  # now: the owners' unspent rows kept by the writer (store/p_holdings.py)
+        held, now = await ctx.run(p_holdings.held_now, ctx.db, pchain, addresses)
+    else:
+        held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
+        now = at
+    # The genesis allocations are not UTXOs of an indexed tx (api/primary/p_genesis.py).
+    genesis = await p_genesis.held(ctx, t, addresses, at)
+    if now is None and any(u.stakeable_locktime or u.locktime for u in genesis):
         now = await ctx.run(primary_queries.chain_time, ctx.db, pchain)
-    kinds: dict[str, list[Held]] = {k: [] for k in P_KINDS}
-    for u in held:
-        kinds[p_kind(u, now or 0)].append(u)
-    balances = {k: aggregate(t.net.avax_asset, v) for k, v in kinds.items()}
+    balances = p_balances(t.net.avax_asset, [*held, *genesis], now)
     balances.update(await p_atomic.atomic_memory(ctx, t, addresses, at))
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     return {"balances": balances, "chainInfo": chain_info}

@@ -33,6 +33,12 @@ async def held(ctx: Context, t: Target, addresses: Sequence[str], at: int | None
     ]
 
 
+async def holds_unspent(ctx: Context, t: Target, addresses: Sequence[str]) -> bool:
+    """Whether these addresses still hold a genesis allocation (no indexed tx spent it)."""
+    found = await ctx.run(p_genesis.owned, ctx.db, t.net.pchain, list(addresses))
+    return any(u.consuming_tx is None for u in found)
+
+
 def _as_putxo(pchain: str, u: GenesisUtxo) -> PUtxo:
     return PUtxo(
         u.utxo_id, u.tx_id, u.output_index, u.asset_id, u.amount, u.addresses, u.threshold,

@@ -26,7 +26,7 @@ from snowfield.api.primary.addressing import (
 from snowfield.api.primary.balances import ADDRESSES
 from snowfield.api.primary.primary_network import NETWORK_PATH, indexed_network
 from snowfield.errors import InvalidParams, NotFound
-from snowfield.store import p_address_queries
+from snowfield.store import p_address_queries, p_holdings
 from snowfield.store.p_address_queries import UtxoFilter
 
 ASSET_ID = Param("assetId", "query", "Only UTXOs of this asset.")
@@ -66,6 +66,17 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
         return await x_chain.utxos(ctx, t, addresses, f)
     if t.chain == "C":
         return await c_chain.utxos(ctx, t, addresses, f)
+    chain_info = {"chainName": t.name, "network": ctx.args["network"]}
+    # The owners' unspent rows with their documents (p_holdings.py), unless a genesis
+    # allocation they still hold has to be merged in (p_genesis.utxo_page).
+    if not f.include_spent and not await p_genesis.holds_unspent(ctx, t, addresses):
+        held = await ctx.run(
+            p_holdings.utxo_documents, ctx.db, t.net.pchain, addresses, f, ctx.after(),
+            ctx.args["pageSize"],
+        )  # fmt: skip
+        if held is not None:
+            items = p_holdings.joined([r[-1] for r in held.items])
+            return {**ctx.next_page(held), "utxos": items, "chainInfo": chain_info}
     page = await ctx.run(
         p_address_queries.utxo_page,
         ctx.db,

@@ -180,7 +180,8 @@ def render(v: StakerView, f: Figures, rewards: list[RewardUtxo], total_stake: in
     }
     if v.delegation_fee is not None:
         out["delegationFee"] = percent_text(v.delegation_fee)
-    bls = orjson.loads(v.details).get("blsCredentials")
+    # Parsed only where present (most validations on a page have none: pre-Durango txs).
+    bls = orjson.loads(v.details).get("blsCredentials") if '"blsCredentials"' in v.details else None
     if bls:
         out["blsCredentials"] = bls
     if v.status == "pending":
@@ -232,9 +233,15 @@ def render(v: StakerView, f: Figures, rewards: list[RewardUtxo], total_stake: in
 
 
 def _entries(m: Measured) -> list[tuple[Json, tuple[StakerView, Figures]]]:
+    # Each validation matches only its node's delegations on its subnet: grouped once, not
+    # scanned whole per validation (a figure sort measures every validation of the subnet).
+    by_node: dict[tuple[str, str], list[Delegation]] = {}
+    for d in m.delegations:
+        by_node.setdefault((d.node_id, d.subnet_id), []).append(d)
     out = []
     for v in m.stakers:
-        f = figures(v, m.delegations, m.rewards, m.observations, m.now)
+        mine = by_node.get((v.node_id, v.subnet_id), [])
+        f = figures(v, mine, m.rewards, m.observations, m.now)
         out.append((render(v, f, m.rewards[v.tx_id], m.current_stake), (v, f)))
     return out
 

@@ -1,0 +1,206 @@
+"""The P-Chain's unspent UTXOs by owner (schema 23, issue 30 "Fast"): one row per address and
+UTXO it owns while the UTXO is unspent and kept on the P-Chain, with what a balance needs of
+it and its UTXO document as the rows render it.
+
+Why: an address's balances and its first UTXO pages were read through every tx that ever
+named the address (p_tx_addresses), a lookup of each tx's UTXOs and a LIKE on their owner
+lists, spent ones included: about half of a request's time (py-spy, bench/primary_api.py),
+growing with the address's history and the store. Here they are one range of a clustered
+table, in the UTXO listing's order (time, then UTXO id), and a page is its documents joined as
+bytes (as operation 5's pages are, store/history_pages.py).
+
+The writer keeps it in the transaction that writes a batch of blocks: rows for the UTXOs the
+batch emits (owners from the UTXO's own owner list), removed for the ones it consumes. The
+P-Chain index is never unwound (store/primary_schema.py), so nothing else removes rows.
+Past answers (`blockTimestamp`, `includeSpent`) still read p_utxos."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+import orjson
+
+from snowfield.store import p_balance_rows, sql
+from snowfield.store.database import Database
+from snowfield.store.p_address_queries import Held, UtxoFilter, utxo_page_clauses
+from snowfield.store.p_holdings_schema import HOLDINGS_INSERT
+from snowfield.store.pagination import Key, Page, page_of
+from snowfield.store.primary_documents import utxo
+from snowfield.store.primary_queries import _UTXO_COLUMNS, PUtxo, Reads, _utxo, chain_time
+
+
+class _Writes(Reads, Protocol):
+    def execute(self, sql: str, params: Any = ...) -> Any: ...
+    def executemany(self, sql: str, rows: Any) -> None: ...
+
+
+def _rows(pchain: str, avax_asset: str | None, utxos: Iterable[PUtxo]) -> list[tuple[Any, ...]]:
+    out = []
+    for u in utxos:
+        if u.consuming_tx is not None or u.consumed_on != pchain:
+            continue  # spent, or exported (held in another chain's shared memory)
+        document = None if avax_asset is None else orjson.dumps(utxo(avax_asset, u)).decode()
+        for address in dict.fromkeys(u.addresses):
+            out.append((pchain, address, u.block_timestamp or 0, u.utxo_id, u.tx_id, u.asset_id,
+                        u.amount, int(u.staked), u.stakeable_locktime, u.locktime, u.utxo_start,
+                        document))  # fmt: skip
+    return out
+
+
+def _avax_asset(w: Reads, pchain: str) -> str | None:
+    row = w.query("SELECT avax_asset FROM primary_networks WHERE pchain = ?", (pchain,))
+    return None if not row else str(row[0][0])
+
+
+def refresh(
+    w: _Writes,
+    pchain: str,
+    emitted: Sequence[str],
+    consumed: Sequence[str],
+    ended: Sequence[str] = (),
+) -> None:
+    """After a batch's UTXO and staker writes: rows for the UTXOs it emitted (as the rows now
+    stand: a re-written reward UTXO gets its new document), none for the ones it consumed, and
+    the balance rows moved with them and with the stakers it `ended` (staking tx ids)."""
+    deltas: p_balance_rows.Deltas = {}
+    # In this order, each step reading the rows as the steps before left them: a UTXO held
+    # before the batch is judged ended by the store now, after the stakers' writes.
+    staked = p_balance_rows.staked_utxos(w, pchain, ended)
+    p_balance_rows.move_ended(deltas, p_balance_rows.held(w, pchain, staked))
+    p_balance_rows.add(deltas, p_balance_rows.held(w, pchain, consumed), -1)
+    for chunk in sql.chunks(sorted(set(consumed))):
+        w.execute(
+            f"DELETE FROM p_holdings WHERE pchain = ? AND utxo_id IN {sql.in_list(chunk)}",
+            [pchain, *chunk],
+        )
+    new = _hold(w, pchain, emitted)
+    p_balance_rows.add(deltas, p_balance_rows.held(w, pchain, new), 1)
+    p_balance_rows.apply(w, pchain, deltas)
+    fill_documents(w, pchain)
+
+
+def _hold(w: _Writes, pchain: str, emitted: Sequence[str]) -> list[str]:
+    """Rows for these UTXOs (rewritten where present); the ids held for the first time."""
+    avax_asset = _avax_asset(w, pchain)
+    new = []
+    for chunk in sql.chunks(sorted(set(emitted))):
+        before = {
+            str(r[0])
+            for r in w.query(
+                f"SELECT utxo_id FROM p_holdings WHERE pchain = ? AND utxo_id IN"
+                f" {sql.in_list(chunk)}",
+                [pchain, *chunk],
+            )
+        }
+        found = w.query(
+            f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ?"
+            f" AND utxo_id IN {sql.in_list(chunk)}",
+            [pchain, *chunk],
+        )
+        rows = _rows(pchain, avax_asset, (_utxo(r) for r in found))
+        w.executemany(HOLDINGS_INSERT, rows)
+        new += sorted({r[3] for r in rows} - before)
+    return new
+
+
+def fill_documents(w: _Writes, pchain: str, limit: int = 5_000) -> int:
+    """Documents for up to `limit` rows an upgrade left without one (p_holdings_schema.py), in
+    the writer's transaction, a batch at a time; how many were filled."""
+    avax_asset = _avax_asset(w, pchain)
+    if avax_asset is None:
+        return 0
+    ids = [
+        str(r[0])
+        for r in w.query(
+            "SELECT DISTINCT utxo_id FROM p_holdings WHERE pchain = ? AND document IS NULL"
+            f" LIMIT {int(limit)}",
+            (pchain,),
+        )
+    ]
+    for chunk in sql.chunks(sorted(ids)):
+        found = w.query(
+            f"SELECT {_UTXO_COLUMNS} FROM p_utxos WHERE pchain = ?"
+            f" AND utxo_id IN {sql.in_list(chunk)}",
+            [pchain, *chunk],
+        )
+        w.executemany(HOLDINGS_INSERT, _rows(pchain, avax_asset, (_utxo(r) for r in found)))
+    return len(ids)
+
+
+def _balance_rows(db: Reads, pchain: str, address: str) -> list[Held]:
+    """One address's balance rows, as Held entries of `count` UTXOs each."""
+    return [
+        Held(str(asset), int(amount), bool(staked), lock, plain, start, bool(ended), int(n))
+        for asset, staked, ended, start, lock, plain, amount, n in db.query(
+            "SELECT asset_id, staked, staker_ended, utxo_start, stakeable_locktime, locktime,"
+            " amount, utxo_count FROM p_balance_rows WHERE pchain = ? AND address = ?",
+            (pchain, address),
+        )
+    ]
+
+
+def held_now(db: Database, pchain: str, addresses: Sequence[str]) -> tuple[list[Held], int | None]:
+    """What these addresses hold now, as p_address_queries.held_utxos gives it (one address:
+    its balance rows; more: their UTXOs, each once), and the chain time their kinds are judged
+    at (one store call)."""
+    if len(addresses) == 1:
+        out = _balance_rows(db, pchain, addresses[0])
+    else:
+        out = _held_utxos(db, pchain, addresses)
+    locked = any(u.staked or u.stakeable_locktime or u.locktime for u in out)
+    return out, chain_time(db, pchain) if locked else None
+
+
+def _held_utxos(db: Database, pchain: str, addresses: Sequence[str]) -> list[Held]:
+    rows = db.query(
+        "SELECT h.utxo_id, h.asset_id, h.amount, h.staked, h.stakeable_locktime, h.locktime,"
+        " h.utxo_start, CASE WHEN s.ended_tx IS NOT NULL THEN 1 ELSE 0 END FROM p_holdings h"
+        " LEFT JOIN p_stakers s ON h.staked = 1 AND s.pchain = h.pchain AND s.tx_id = h.tx_id"
+        f" WHERE h.pchain = ? AND h.address IN {sql.in_list(addresses)}",
+        [pchain, *addresses],
+    )
+    seen: set[str] = set()
+    out = []
+    for utxo_id, asset, amount, staked, lock, plain, start, ended in rows:
+        if utxo_id in seen:
+            continue
+        seen.add(utxo_id)
+        out.append(Held(str(asset), int(amount), bool(staked), lock, plain, start, bool(ended)))
+    return out
+
+
+def utxo_documents(
+    db: Database,
+    pchain: str,
+    addresses: Sequence[str],
+    f: UtxoFilter,
+    after: Key | None,
+    limit: int,
+) -> Page[tuple[Any, ...]] | None:
+    """p_address_queries.utxo_page's page of unspent UTXOs (the same keys and order), as rows
+    of (*key, document bytes); None where a document is missing (render from p_utxos)."""
+    assert not f.include_spent  # spent UTXOs are in p_utxos only
+    if f.by_amount:
+        keys = ["LENGTH(u.amount)", "u.amount", "u.utxo_id"]
+    else:
+        keys = ["u.block_timestamp", "u.utxo_id"]
+    document = "CAST(u.document AS BLOB)" if db.dialect == "sqlite" else "u.document"
+    distinct = "DISTINCT " if len(addresses) > 1 else ""
+    args: list[Any] = [pchain, *addresses]
+    clauses = utxo_page_clauses(f, keys, after, "1 = 1", args)
+    rows = db.query(
+        f"SELECT {distinct}{', '.join(keys)}, {document} FROM p_holdings u"
+        f" WHERE u.pchain = ? AND u.address IN {sql.in_list(addresses)}{clauses}",
+        [*args, limit + 1],
+    )
+    if any(r[-1] is None for r in rows):
+        return None
+    if db.dialect != "sqlite":  # PostgreSQL's text arrives as str
+        rows = [(*r[:-1], r[-1].encode()) for r in rows]
+    return page_of(rows, limit, lambda r: tuple(r[:-1]))
+
+
+def joined(items: Sequence[bytes]) -> orjson.Fragment:
+    """A JSON array of finished documents, for orjson to embed verbatim."""
+    return orjson.Fragment(b"[" + b",".join(items) + b"]")
