@@ -52,15 +52,7 @@ async def _render(ctx: Context, hook: WebhookRow) -> Json:
     if hook.metadata.get("eventSignatures"):
         metadata["eventSignatures"] = hook.metadata["eventSignatures"]
     return {
-        "id": hook.id,
-        "url": hook.url,
-        "chainId": hook.chain_ref,
-        "status": hook.status,
-        "createdAt": hook.created,
-        "name": hook.name,
-        "description": hook.description,
-        "eventType": hook.event_type,
-        "metadata": metadata,
+        **requests.rendered(hook, metadata),
         "includeInternalTxs": hook.include_internal,
         "includeLogs": hook.include_logs,
     }

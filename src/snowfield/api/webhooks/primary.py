@@ -141,14 +141,4 @@ def render(hook: WebhookRow, keys: list[str]) -> Json:
     }
     if "balanceThresholdFilter" in hook.metadata:
         metadata["balanceThresholdFilter"] = hook.metadata["balanceThresholdFilter"]
-    return {
-        "id": hook.id,
-        "url": hook.url,
-        "chainId": hook.chain_ref,
-        "status": hook.status,
-        "createdAt": hook.created,
-        "name": hook.name,
-        "description": hook.description,
-        "eventType": EVENT_TYPE,
-        "metadata": metadata,
-    }
+    return requests.rendered(hook, metadata)

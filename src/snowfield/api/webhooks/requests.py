@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from snowfield.errors import InvalidParams
+from snowfield.store.webhooks import WebhookRow
 
 MAX_URL = 2048
 MAX_TEXT = 1024
@@ -82,3 +83,18 @@ def address_change(body: dict[str, Any]) -> list[str]:
     if "addresses" not in body:
         raise InvalidParams("addresses is required")
     return addresses(body["addresses"])
+
+
+def rendered(hook: WebhookRow, metadata: dict[str, Any]) -> dict[str, Any]:
+    """The fields every event type's webhook model has, with its own `metadata`."""
+    return {
+        "id": hook.id,
+        "url": hook.url,
+        "chainId": hook.chain_ref,
+        "status": hook.status,
+        "createdAt": hook.created,
+        "name": hook.name,
+        "description": hook.description,
+        "eventType": hook.event_type,
+        "metadata": metadata,
+    }

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from snowfield.api.operation import Context, Json
+from snowfield.api.webhooks import requests
 from snowfield.api.webhooks.schemas import VALIDATOR_SUB_EVENTS
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import ID, NodeID
@@ -104,17 +105,7 @@ async def network(ctx: Context, value: Any) -> PrimaryNetwork:
 
 
 def render(hook: WebhookRow) -> Json:
-    return {
-        "id": hook.id,
-        "url": hook.url,
-        "chainId": hook.chain_ref,
-        "status": hook.status,
-        "createdAt": hook.created,
-        "name": hook.name,
-        "description": hook.description,
-        "eventType": hook.event_type,
-        "metadata": hook.metadata,
-    }
+    return requests.rendered(hook, hook.metadata)
 
 
 def refuse_addresses(hook: WebhookRow) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from snowfield.formats import proposervm
 from snowfield.formats.bech32 import format_bech32
@@ -448,12 +449,20 @@ def reward_utxo(
     utxo_bytes: bytes, addresses: Addresses, reward_type: str, staker: StakerRow
 ) -> UtxoRow:
     """A reward UTXO as `platform.getRewardUTXOs` returns it."""
-    utxo = UTXO.decode(utxo_bytes)
+    row = node_utxo(UTXO.decode(utxo_bytes), utxo_bytes, addresses)
+    assert row is not None
+    return replace(row, reward_type=reward_type, start=staker.start, end=staker.end)
+
+
+def node_utxo(utxo: UTXO, utxo_bytes: bytes, addresses: Addresses) -> UtxoRow | None:
+    """The row of a P-Chain UTXO the node served whole (its bytes: reward and genesis UTXOs);
+    None for an output that is not a (stakeable-locked) transfer output."""
     inner = utxo.output
     stakeable = None
     if isinstance(inner, LockOut):
         stakeable, inner = inner.locktime, inner.output
-    assert isinstance(inner, TransferOutput)
+    if not isinstance(inner, TransferOutput):
+        return None
     return UtxoRow(
         str(utxo.id),
         str(utxo.utxo_id.tx_id),
@@ -468,9 +477,6 @@ def reward_utxo(
         str(P_CHAIN_ID),
         str(P_CHAIN_ID),
         "0x" + utxo_bytes.hex(),
-        reward_type=reward_type,
-        start=staker.start,
-        end=staker.end,
     )
 
 
