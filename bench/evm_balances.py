@@ -16,8 +16,8 @@ fourth mints a new ERC-721 id to its receiver (NFT_MARK; no tokens or nfts rows 
    operation 5's one URL; spread loads (getNative now and listErc20 at the middle block, of
    1,024 addresses) against operation 5's first pages of the same addresses.
 2. Latency: p50/p95 of sequential requests against the two stores (`--sizes`, default 100k and
-   2M transactions), the stores taking turns each round. Targets: p50 large/small <= 1.2x, and
-   a balance at a past block <= 2x the current one (p50, same store).
+   2M transactions), the stores taking turns request by request. Targets: p50 large/small
+   <= 1.2x, and a balance at a past block <= 2x the current one (p50, same store).
 
 Loopback only; every loop is bounded in count and time.
 
