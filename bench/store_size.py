@@ -96,7 +96,8 @@ async def index(url: str, head: int, path: Path) -> None:
 
 def sizes(path: Path) -> tuple[dict[str, int], dict[str, int]]:
     """Bytes of each b-tree, and rows of each table."""
-    db = Database(str(path))
+    # A census of a multi-GB store outlasts the 10 s query limit meant for API reads.
+    db = Database(str(path), query_timeout=600)
     pages = db.query("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name")
     btrees = {str(n): int(s) for n, s in pages}
     tables = [str(r[0]) for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
