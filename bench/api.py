@@ -84,7 +84,7 @@ from snowfield.testing import free_port
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".bench" / "api"
 HOST = "127.0.0.1"
-GENERATOR_VERSION = 1  # bump when the synthetic rows change, so cached databases are rebuilt
+GENERATOR_VERSION = 2  # bump when the synthetic rows change, so cached databases are rebuilt
 
 CHAIN_ID = 43112
 PER_BLOCK = 20  # transactions per block
@@ -156,7 +156,9 @@ def _transaction(block: BlockRow, index: int, g: int, kind: int, a: str, b: str)
     if kind == 0:
         return TxParts(_tx(block, index, g, a, b, "", value), [], [], {a, b})
     if kind == 1:
-        token = TOKENS[g % len(TOKENS)]
+        # Hashed, not g % 16: TARGET's transactions are every stride-th, and a stride that is a
+        # multiple of 16 (2M: 2,000) would give all of its transfers one token.
+        token = TOKENS[(g * 0x9E3779B1 >> 20) % len(TOKENS)]
         tx = _tx(block, index, g, a, token, SELECTOR_TRANSFER, 0)
         transfer = TransferRow(CHAIN_ID, block.number, index, index, 0, tx.hash, block.timestamp,
                                token, "ERC-20", a, b, None, value * 1_000)  # fmt: skip

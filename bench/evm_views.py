@@ -39,7 +39,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SPREAD = 1_024
 LATENCY_TXS = 200
-LATENCY_ROUNDS = 6
+LATENCY_ROUNDS = 12
 LATENCY_PER_ROUND = 40
 DEEP_PAGE = 50  # a later page of the listings, reached through nextPageToken
 TARGET_RATIO, TARGET_FLAT = 0.50, 1.2
@@ -137,14 +137,15 @@ def report_throughput(rates: dict[str, tuple[Any, Any]]) -> None:
 
 def latency(ab: ModuleType, cases: dict[int, tuple[int, list[str]]]) -> dict[int, list[float]]:
     """Seconds per sequential request, by store size (`cases`: size -> (port, paths)); the
-    stores take turns each round, so drift on a busy machine hits both alike; round 0 warms up
-    and is dropped."""
+    stores take turns request by request, so the bursts of a busy machine hit both alike (turns
+    of whole rounds let one burst land on one store: ratios of 0.7-1.7x at ~1 ms, load 9-12);
+    round 0 warms up and is dropped."""
     clients = {size: ab.Client(port) for size, (port, _) in cases.items()}
     samples: dict[int, list[float]] = {size: [] for size in cases}
     deadline = time.monotonic() + ab.LATENCY_LIMIT
     for rnd in range(LATENCY_ROUNDS + 1):
-        for size, (_, paths) in cases.items():
-            for i in range(LATENCY_PER_ROUND):
+        for i in range(LATENCY_PER_ROUND):
+            for size, (_, paths) in cases.items():
                 path = paths[(rnd * LATENCY_PER_ROUND + i) % len(paths)]
                 started = time.perf_counter()
                 status, _ = clients[size].get(path)

@@ -8,6 +8,7 @@ per million transactions, and what the tables and indexes schema 11 added (logs,
 balances, the new listing indexes) come to together, beside tables that were there before.
 
     python bench/store_size.py [--blocks 2000] [--txs 20000] [--nfts 400]
+    python bench/store_size.py --store .bench/api/op5-2000000-….db   # an existing store
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ async def index(url: str, head: int, path: Path) -> None:
 
 def sizes(path: Path) -> tuple[dict[str, int], dict[str, int]]:
     """Bytes of each b-tree, and rows of each table."""
-    db = Database(str(path))
+    # A census of a multi-GB store outlasts the 10 s query limit meant for API reads.
+    db = Database(str(path), query_timeout=600)
     pages = db.query("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name")
     btrees = {str(n): int(s) for n, s in pages}
     tables = [str(r[0]) for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
@@ -115,33 +117,41 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=2000)
     parser.add_argument("--txs", type=int, default=20_000)
     parser.add_argument("--nfts", type=int, default=400)
+    parser.add_argument("--store", type=Path, help="report on this SQLite store, build nothing")
     args = parser.parse_args()
+    started = time.monotonic()
+    if args.store is not None:  # e.g. a store of bench/api.py (.bench/api/), 2M transactions
+        report(args.store, started)
+        return
     with (
         serve_anvil("--no-mining", "--gas-limit", "100000000") as url,
         tempfile.TemporaryDirectory() as tmp,
     ):
-        started = time.monotonic()
         build_chain(url, args.blocks, args.txs)
         add_nfts(url, args.nfts)
         head = int(httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "eth_blockNumber",
                                         "params": []}).json()["result"], 16)  # fmt: skip
         path = Path(tmp) / "size.db"
         asyncio.run(index(url, head, path))
-        btrees, rows = sizes(path)
+        report(path, started)
+
+
+def report(path: Path, started: float) -> None:
+    btrees, rows = sizes(path)
     total = sum(btrees.values())
-    txs, logs = rows["transactions"], rows["logs"]
+    txs, logs, blocks = rows["transactions"], rows["logs"], rows["blocks"]
     per_m = 1_000_000 / txs
-    print(f"{txs:,} transactions, {logs:,} logs, {head + 1:,} blocks; file {total / 1e6:.1f} MB"
+    print(f"{txs:,} transactions, {logs:,} logs, {blocks:,} blocks; file {total / 1e6:.1f} MB"
           f" ({total * per_m / 1e9:.2f} GB per million transactions);"
           f" {time.monotonic() - started:.0f} s")  # fmt: skip
-    print(f"{'b-tree':<26}{'MB':>8}{'MB per 1M txs':>15}{'rows':>9}{'B/row':>7}  what")
+    print(f"{'b-tree':<26}{'MB':>8}{'MB per 1M txs':>15}{'rows':>11}{'B/row':>7}  what")
     for names, label in ((ADDED, "schema 11 adds"), (BEFORE, "for comparison")):
         print(f"-- {label}")
         for name, what in names.items():
             size, count = _size(btrees, name), rows.get(name)
             per_row = f"{size / count:>7,.0f}" if count else f"{'':>7}"
             print(f"{name:<26}{size / 1e6:>8.2f}{size * per_m / 1e6:>15,.0f}"
-                  f"{'' if count is None else f'{count:,}':>9}{per_row}  {what}")  # fmt: skip
+                  f"{'' if count is None else f'{count:,}':>11}{per_row}  {what}")  # fmt: skip
     added = sum(_size(btrees, n) for n in ADDED)
     print(f"schema 11 adds {added * per_m / 1e6:,.0f} MB per million transactions,"
           f" {added / total:.0%} of the file")  # fmt: skip

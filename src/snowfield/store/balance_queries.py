@@ -149,7 +149,9 @@ def _balances(
         "SELECT kind, token, token_id, balance FROM ("
         f"SELECT c.kind, c.token, c.token_id, {value} AS balance FROM token_balances c"
         f" WHERE c.chain_id = ? AND c.holder = ?{where}{ks}) AS held"
-        " WHERE balance IS NOT NULL AND balance <> '0' ORDER BY kind, token, token_id LIMIT ?",
+        # `<> '0'` also drops NULL (no row by `block`); each mention of `balance` evaluates
+        # the history subquery again (SQLite flattens this), so the filter names it once.
+        " WHERE balance <> '0' ORDER BY kind, token, token_id LIMIT ?",
         [*value_p, chain_id, holder, *params, *ks_p, limit + 1],
     )
     return page_of([_balance(chain_id, holder, r) for r in rows], limit, lambda b: b.key)
