@@ -1,7 +1,6 @@
 """Shared fixtures: a real devnet on 127.0.0.1 and web3.py clients on it; a migrated empty
-database in each dialect the run has. Under pytest-xdist (`make test` runs two workers), each
-test module goes to one worker whole, and each package with package-scoped fixtures too, so
-that what a module or package builds once is still built once."""
+database in each dialect the run has. Under pytest-xdist (`make test`: two workers, each test
+module whole on one, `--dist loadfile`), the controller installs the npm programs first."""
 
 from __future__ import annotations
 
@@ -52,16 +51,6 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
         yield opened
 
 
-# Packages whose conftest builds package-scoped fixtures (a history of devnets, a demo indexed
-# once for several modules): under xdist, all their modules run on one worker.
-PACKAGE_GROUPS = ("tests/metrics/", "tests/indexer/")
-
-
-def _xdist_group(nodeid: str) -> str:
-    module = nodeid.split("::", 1)[0]
-    return next((p for p in PACKAGE_GROUPS if module.startswith(p)), module)
-
-
 def pytest_sessionstart(session: pytest.Session) -> None:
     """xdist's controller installs the npm programs before its workers start: a worker's npm
     install could otherwise rearrange .bench/node_modules under a script another worker runs
@@ -71,13 +60,3 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         for name, spec in NPM_CLIENTS.items():
             npm_package(name, spec)
         anvil_binary()
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With `--dist loadgroup`, xdist hands out whole groups: here a module, or a package of
-    PACKAGE_GROUPS (a test of its own group mark keeps it)."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(_xdist_group(item.nodeid)))
