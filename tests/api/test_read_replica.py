@@ -73,13 +73,13 @@ class Sender:
         self.nonce = int(rpc_reply(rpc, "eth_getTransactionCount", SENDER, "latest")["result"], 16)
         self.statuses: list[int] = []
 
-    def visible_after(self) -> float:
+    def visible_after(self, within: float = 30) -> float:
         raw = signed_transfer(self.nonce, to="0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
         self.nonce += 1
         began = time.monotonic()
         tx_hash = rpc_reply(self.rpc, "eth_sendRawTransaction", raw)["result"]
         url = f"{self.api}/v1/chains/43112/addresses/{SENDER}/transactions"
-        while time.monotonic() - began < 30:
+        while time.monotonic() - began < within:
             reply = httpx.get(url, params={"pageSize": 5}, timeout=10)
             self.statuses.append(reply.status_code)
             if reply.status_code == 200 and any(
@@ -126,7 +126,7 @@ def test_serve_reads_the_replica_and_falls_back_to_the_primary(tmp_path: Path) -
             # The index process answers no health check: its first transaction seen through
             # the API is the sign it runs (its start-up, seconds on a loaded machine, is not
             # the freshness measured below).
-            sender.visible_after()
+            sender.visible_after(within=120)
             batches = [_freshness(sender)]
             while batches[-1][0] > CEILING and len(batches) < BATCHES:
                 batches.append(_freshness(sender))
