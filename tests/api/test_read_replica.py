@@ -31,23 +31,24 @@ BATCHES = 3
 
 
 @contextlib.contextmanager
-def child(argv: list[str]) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "snowfield", *argv],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+def child(argv: list[str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`snowfield argv` with its stderr in `log`: a pipe no one reads while the test runs
+    would stall a child that logs more than the pipe holds."""
+    with open(log, "ab") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "snowfield", *argv], stdout=subprocess.DEVNULL, stderr=err
+        )
     try:
         yield proc
     finally:
         proc.terminate()
-        proc.communicate(timeout=30)
+        proc.wait(timeout=30)
 
 
-def _ready(url: str, proc: subprocess.Popen[bytes]) -> None:
+def _ready(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 60
     while True:
-        assert proc.poll() is None, proc.communicate()[1].decode(errors="replace")[-3000:]
+        assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(url, timeout=2).status_code == 200:
                 return
@@ -120,13 +121,19 @@ def test_serve_reads_the_replica_and_falls_back_to_the_primary(tmp_path: Path) -
                  "--no-discover", "--log-level", "warn"]  # fmt: skip
         serve = ["serve", "--db", primary.url, "--db-read", replica.url, "--port", str(api_port),
                  "--metrics-api-port", str(free_port()), "--log-level", "warn"]  # fmt: skip
-        with child(index), child(serve) as server:
-            _ready(f"{api}/v1/chains", server)
+        logs = tmp_path / "index.log", tmp_path / "serve.log"
+        with child(index, logs[0]) as indexer, child(serve, logs[1]) as server:
+            _ready(f"{api}/v1/chains", server, logs[1])
             sender = Sender(node.rpc, api)
             # The index process answers no health check: its first transaction seen through
             # the API is the sign it runs (its start-up, seconds on a loaded machine, is not
             # the freshness measured below).
-            sender.visible_after(within=120)
+            try:
+                sender.visible_after(within=120)
+            except AssertionError as exc:  # say what the children said
+                tails = [f"{p.name} ({c.poll()}): {p.read_text(errors='replace')[-1500:]}"
+                         for p, c in zip(logs, (indexer, server), strict=True)]  # fmt: skip
+                raise AssertionError(f"{exc}; {tails}") from None
             batches = [_freshness(sender)]
             while batches[-1][0] > CEILING and len(batches) < BATCHES:
                 batches.append(_freshness(sender))
