@@ -17,8 +17,10 @@ install: $(STAMP)
 up: $(STAMP)  ## devnet with demo traffic + indexer + data API (Ctrl-C stops all)
 	$(BIN)/snowfield up --data-dir data
 
+# Two workers (the machines have two cores; much of the suite waits on child processes and
+# servers); each test module runs whole, in order, on one of them (its module fixtures once).
 test: $(STAMP)  ## run the test suite
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 check: $(STAMP)  ## ruff, mypy, import-linter
 	$(BIN)/ruff format --check src tests bench

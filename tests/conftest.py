@@ -1,5 +1,6 @@
 """Shared fixtures: a real devnet on 127.0.0.1 and web3.py clients on it; a migrated empty
-database in each dialect the run has."""
+database in each dialect the run has. Under pytest-xdist (`make test`: two workers, each test
+module whole on one, `--dist loadfile`), the controller installs the npm programs first."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ import pytest
 from web3 import Web3
 
 from snowfield.store.database import Database
-from snowfield.testing import PG_ENV, RunningNode, database_urls, open_database, serve_devnet
+from snowfield.testing import (
+    NPM_CLIENTS,
+    PG_ENV,
+    RunningNode,
+    anvil_binary,
+    database_urls,
+    npm_package,
+    open_database,
+    serve_devnet,
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,3 +49,14 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     """A migrated empty database: SQLite always, PostgreSQL too when SNOWFIELD_TEST_PG is set."""
     with open_database(_url(request.param, tmp_path)) as opened:
         yield opened
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """xdist's controller installs the npm programs before its workers start: a worker's npm
+    install could otherwise rearrange .bench/node_modules under a script another worker runs
+    (a no-op once they are there)."""
+    workers = getattr(session.config.option, "numprocesses", None)
+    if workers and not hasattr(session.config, "workerinput"):
+        for name, spec in NPM_CLIENTS.items():
+            npm_package(name, spec)
+        anvil_binary()

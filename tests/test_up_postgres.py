@@ -26,9 +26,10 @@ def _flag(argv: list[str], flag: str) -> str | None:
     return argv[argv.index(flag) + 1] if flag in argv else None
 
 
-def test_every_child_gets_the_database_and_the_api_gets_redis() -> None:
+def test_every_child_gets_the_database_and_the_api_gets_redis(tmp_path: Path) -> None:
+    # A data directory under tmp: the children's plan writes the demo L1's genesis into it.
     url = "postgresql://127.0.0.1:5432/test?schema=up"
-    settings = UpSettings(data_dir=Path("somewhere"), db=url, redis=REDIS_URL)
+    settings = UpSettings(data_dir=tmp_path, db=url, redis=REDIS_URL)
     stores = {c.name: _flag(c.command, "--db") for c in children(settings)}
     assert stores == {
         "devnet": None,
@@ -41,8 +42,8 @@ def test_every_child_gets_the_database_and_the_api_gets_redis() -> None:
     (api,) = [c for c in children(settings) if c.name == "api"]
     assert _flag(api.command, "--redis") == REDIS_URL
     # Without --db: the embedded SQLite file under the data directory, limits in memory.
-    default = {c.name: c for c in children(UpSettings(data_dir=Path("somewhere")))}
-    assert _flag(default["indexer"].command, "--db") == str(Path("somewhere") / "snowfield.db")
+    default = {c.name: c for c in children(UpSettings(data_dir=tmp_path))}
+    assert _flag(default["indexer"].command, "--db") == str(tmp_path / "snowfield.db")
     assert "--redis" not in default["api"].command
 
 
@@ -60,7 +61,9 @@ def _wait_for_transactions(proc: subprocess.Popen[bytes], api: int) -> httpx.Res
     deadline = time.monotonic() + 180
     url = f"http://127.0.0.1:{api}/v1/chains/43112/addresses/{DEV}/transactions"
     while time.monotonic() < deadline:
-        assert proc.poll() is None, "snowfield up exited"
+        if proc.poll() is not None:  # why, in the failure: its children's lines
+            out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+            raise AssertionError(f"snowfield up exited with {proc.returncode}: {out[-3000:]}")
         try:
             reply = httpx.get(url, timeout=5)
         except httpx.HTTPError:

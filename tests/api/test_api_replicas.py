@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
+import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 import redis
 
 from snowfield.store.database import Database
-from snowfield.testing import free_port
 from tests.api.conftest import ALICE, CHAIN
+from tests.api.serve_process import serving
 
 TXS = f"/v1/chains/{CHAIN}/addresses/{ALICE}/transactions"
 BUDGET = 400  # compute units per minute for the test's client IP
@@ -45,32 +45,10 @@ def _store_url(db: Database) -> str:
     return db.url.target
 
 
-@contextlib.contextmanager
-def serve(db: Database, redis_url: str) -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "snowfield", "serve", "--db", _store_url(db),
-            "--redis", redis_url, "--port", str(port), "--metrics-api-port", str(free_port()),
-            "--rate-anonymous", str(BUDGET), "--log-level", "warn",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, proc.communicate()[1].decode(errors="replace")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base}/openapi.json", timeout=2).status_code == 200:
-                    break
-            assert time.monotonic() < deadline, "serve did not start"
-            time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+def serve(db: Database, redis_url: str) -> contextlib.AbstractContextManager[str]:
+    log = Path(tempfile.mkdtemp(prefix="replicas-")) / "serve.log"
+    extra = ("--redis", redis_url, "--rate-anonymous", str(BUDGET))
+    return serving(_store_url(db), log, extra=extra)
 
 
 def _fresh_window(client: httpx.Client) -> None:

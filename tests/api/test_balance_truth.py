@@ -30,32 +30,10 @@ from snowfield.testing import (
 )
 from tests.api.conftest import api_client, assert_error, walk
 from tests.clients.chainkit import Call, drive
+from tests.truth import ABI, call_frames, touched_addresses
 
 CHAIN = 43112
 BASE = f"/v1/chains/{CHAIN}"
-ABI = [
-    {
-        "name": "balanceOf",
-        "type": "function",
-        "stateMutability": "view",
-        "inputs": [{"name": "owner", "type": "address"}],
-        "outputs": [{"name": "", "type": "uint256"}],
-    },
-    {
-        "name": "balanceOf",
-        "type": "function",
-        "stateMutability": "view",
-        "inputs": [{"name": "owner", "type": "address"}, {"name": "id", "type": "uint256"}],
-        "outputs": [{"name": "", "type": "uint256"}],
-    },
-    {
-        "name": "ownerOf",
-        "type": "function",
-        "stateMutability": "view",
-        "inputs": [{"name": "id", "type": "uint256"}],
-        "outputs": [{"name": "", "type": "address"}],
-    },
-]
 
 
 @pytest.fixture(scope="module")
@@ -96,14 +74,6 @@ def indexed(
             yield Indexed(w3, db, client, str(client.base_url), head)
 
 
-def _addresses(db: Database) -> list[str]:
-    rows = db.query(
-        "SELECT address FROM address_txs UNION SELECT holder FROM token_balances"
-        " UNION SELECT address FROM balances"
-    )
-    return sorted(str(r[0]) for r in rows)
-
-
 def _tokens(db: Database, erc_type: str) -> list[tuple[str, int | None]]:
     rows = db.query(
         "SELECT DISTINCT token, token_id FROM transfers WHERE erc_type = ?"
@@ -141,7 +111,7 @@ def _balances(indexed: Indexed, address: str, height: int) -> dict[str, Any]:
 
 def test_every_balance_at_three_heights_is_the_nodes(indexed: Indexed) -> None:
     w3, db, head = indexed.w3, indexed.db, indexed.head
-    addresses = _addresses(db)
+    addresses = touched_addresses(db)
     erc20, erc721, erc1155 = (_tokens(db, k) for k in ("ERC-20", "ERC-721", "ERC-1155"))
     assert len(addresses) > 10 and erc20 and erc721 and erc1155
     contracts = {
@@ -181,19 +151,13 @@ def test_every_balance_at_three_heights_is_the_nodes(indexed: Indexed) -> None:
 
 
 def test_the_latest_balance_is_the_heads(indexed: Indexed) -> None:
-    for address in _addresses(indexed.db)[:8]:
+    for address in touched_addresses(indexed.db)[:8]:
         now = indexed.client.get(f"{BASE}/addresses/{address}/balances:getNative").json()
         at_head = _balances(indexed, address, indexed.head)["native"]
         assert int(now["nativeTokenBalance"]["balance"]) == at_head
     beyond = {"blockNumber": str(indexed.head + 1)}
     reply = indexed.client.get(f"{BASE}/addresses/{address}/balances:getNative", params=beyond)
     assert_error(reply, 400, "beyond")
-
-
-def _frames(frame: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    for child in frame.get("calls") or ():
-        yield child
-        yield from _frames(child)
 
 
 def test_address_histories_are_the_nodes(indexed: Indexed) -> None:
@@ -213,7 +177,7 @@ def test_address_histories_are_the_nodes(indexed: Indexed) -> None:
             trace = w3.provider.make_request(
                 "debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}]
             )["result"]
-            for f in _frames(trace):
+            for f in call_frames(trace):
                 value = int(f.get("value", "0x0"), 16)
                 if f["type"] in ("CREATE", "CREATE2") or (
                     f["type"] in ("CALL", "CALLCODE") and value > 0

@@ -3,11 +3,7 @@ job, its absolute download link works, and the job and its file outlive a restar
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -16,30 +12,7 @@ from snowfield.api.operations import export_csv
 from snowfield.store.database import Database
 from snowfield.testing import free_port
 from tests.api.conftest import ALICE, CHAIN, ChainBuilder, add_chains
-
-
-@contextlib.contextmanager
-def serving(db_url: str, port: int, log: Path) -> Iterator[str]:
-    cmd = [sys.executable, "-m", "snowfield", "serve", "--db", db_url, "--port", str(port)]
-    cmd += ["--metrics-api-port", str(free_port()), "--log-level", "warn"]
-    with open(log, "ab") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{base}/v1/live-check", timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, log.read_text()
-                assert time.monotonic() < deadline, "serve did not start"
-                time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    assert "Traceback" not in log.read_text()
+from tests.api.serve_process import serving
 
 
 def test_serve_runs_exports_and_keeps_them_across_a_restart(tmp_path: Path) -> None:
@@ -54,7 +27,7 @@ def test_serve_runs_exports_and_keeps_them_across_a_restart(tmp_path: Path) -> N
         "type": "TRANSACTION_EXPORT_EVM",
         "options": {"addresses": [ALICE], "includeChains": [str(CHAIN)]},
     }
-    with serving(url, port, log) as base:
+    with serving(url, log, port=port) as base:
         created = httpx.post(f"{base}/v1/operations/transactions:export", json=body)
         assert created.status_code == 201, created.text
         ref = created.json()["operationId"]
@@ -73,7 +46,7 @@ def test_serve_runs_exports_and_keeps_them_across_a_restart(tmp_path: Path) -> N
             params={"pageSize": 100, "sortOrder": "asc"},
         ).json()["transactions"]
         assert [item for _, item in export_csv.read_rows(first)] == listed
-    with serving(url, port, log) as base:
+    with serving(url, log, port=port) as base:
         again = httpx.get(f"{base}/v1/operations/{ref}").json()
         assert again == status
         assert httpx.get(link).text == first

@@ -40,10 +40,12 @@ def _p(devnet: RunningNode, method: str, params: dict[str, Any] | None = None) -
     return reply["result"]
 
 
-@pytest.fixture(scope="module", params=_db_kinds())
-def indexed(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Indexed]:
+Demo = tuple[RunningNode, PlatformDemoReport, list[str]]
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[Demo]:
+    """The devnet with its traffic, built once for both databases."""
     with serve_devnet(validators=2) as devnet:
         keys = [k.private_key for k in devnet.node.dev_keys]
         secret = demo_secret(keys)
@@ -82,10 +84,18 @@ def indexed(
             }
             - set(owners)
         )
-        with open_database(_url(request.param, tmp_path_factory.mktemp("px"))) as db:
-            asyncio.run(_sync(db, devnet.base))
-            with serve_asgi(create_data_app(db)) as api:
-                yield devnet, api, report, owners
+        yield devnet, report, owners
+
+
+@pytest.fixture(scope="module", params=_db_kinds())
+def indexed(
+    request: pytest.FixtureRequest, demo: Demo, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Indexed]:
+    devnet, report, owners = demo
+    with open_database(_url(request.param, tmp_path_factory.mktemp("px"))) as db:
+        asyncio.run(_sync(db, devnet.base))
+        with serve_asgi(create_data_app(db)) as api:
+            yield devnet, api, report, owners
 
 
 async def _sync(db: Database, base: str) -> None:

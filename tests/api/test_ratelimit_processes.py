@@ -4,13 +4,9 @@ answer's `ratelimit-remaining` is exact (each value of the budget answered once)
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
-import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,37 +15,12 @@ import pytest
 
 from snowfield.store.database import Database
 from snowfield.store.keys import create_key
-from snowfield.testing import free_port
 from tests.api.conftest import ChainBuilder, add_chains
+from tests.api.serve_process import serving
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 BUDGET = 120  # compute units a minute for the test's key: /v1/chains costs 1
 REQUESTS = 180
-
-
-@contextlib.contextmanager
-def serving(db_url: str, log: Path) -> Iterator[str]:
-    port = free_port()
-    cmd = [sys.executable, "-m", "snowfield", "serve", "--db", db_url, "--port", str(port)]
-    cmd += ["--metrics-api-port", str(free_port()), "--redis", REDIS_URL, "--log-level", "warn"]
-    with open(log, "wb") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{base}/v1/live-check", timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, log.read_text()
-                assert time.monotonic() < deadline, "serve did not start"
-                time.sleep(0.1)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
-    assert "Traceback" not in log.read_text()
 
 
 def test_two_processes_share_one_exact_budget(tmp_path: Path) -> None:
@@ -63,7 +34,11 @@ def test_two_processes_share_one_exact_budget(tmp_path: Path) -> None:
     # A key of its own: its counter in Redis is this test's alone.
     _, secret = create_key(db, "load", rate_per_minute=BUDGET)
     db.close()
-    with serving(url, tmp_path / "a.log") as a, serving(url, tmp_path / "b.log") as b:
+    redis = ("--redis", REDIS_URL)
+    with (
+        serving(url, tmp_path / "a.log", extra=redis) as a,
+        serving(url, tmp_path / "b.log", extra=redis) as b,
+    ):
         if time.time() % 60 > 40:  # the whole load inside one one-minute window
             time.sleep(61 - time.time() % 60)
 

@@ -67,10 +67,9 @@ async def _sync(db: Database, base: str) -> None:
         await source.aclose()
 
 
-@pytest.fixture(scope="module", params=_db_kinds())
-def indexed(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Indexed]:
+@pytest.fixture(scope="module")
+def demo() -> Iterator[tuple[RunningNode, list[str]]]:
+    """The devnet with its X demo, built once for both databases; and the signers' wallets."""
     with serve_devnet(validators=1) as devnet:
         keys = [k.private_key for k in devnet.node.dev_keys]
         signers = [demo_secret(keys), *keys[:2]]
@@ -84,10 +83,20 @@ def indexed(
         wallets = [
             format_address("X", hrp, ShortID.from_public_key(public_key_of(s)).raw) for s in signers
         ]
-        with open_database(_url(request.param, tmp_path_factory.mktemp("xa"))) as db:
-            asyncio.run(_sync(db, devnet.base))
-            with serve_asgi(create_data_app(db)) as api:
-                yield Indexed(devnet, api, db, wallets)
+        yield devnet, wallets
+
+
+@pytest.fixture(scope="module", params=_db_kinds())
+def indexed(
+    request: pytest.FixtureRequest,
+    demo: tuple[RunningNode, list[str]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Indexed]:
+    devnet, wallets = demo
+    with open_database(_url(request.param, tmp_path_factory.mktemp("xa"))) as db:
+        asyncio.run(_sync(db, devnet.base))
+        with serve_asgi(create_data_app(db)) as api:
+            yield Indexed(devnet, api, db, wallets)
 
 
 def _pages(ix: Indexed, path: str, key: str, schema: str, **params: Any) -> list[dict[str, Any]]:

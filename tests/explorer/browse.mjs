@@ -38,7 +38,7 @@ function extract() {
 const settled = (page) => page.waitForFunction(() => {
   const v = document.getElementById("view");
   return v && v.dataset.state !== "loading";
-}, null, { timeout: 15000 });
+}, null, { timeout: 60000 });
 
 const results = {};
 let context = null;
@@ -69,7 +69,7 @@ for (const step of plan.steps) {
   } else if (step.click) {
     const before = await page.evaluate(() => location.hash);
     await page.click(step.click);
-    await page.waitForFunction((old) => location.hash !== old, before, { timeout: 10000 });
+    await page.waitForFunction((old) => location.hash !== old, before, { timeout: 30000 });
   } else if (step.rpc) {
     // Acts on the node from outside the page (e.g. mines a block), as another client would.
     const body = { jsonrpc: "2.0", id: 1, method: step.rpc.method, params: step.rpc.params };
@@ -78,7 +78,7 @@ for (const step of plan.steps) {
     const before = await page.evaluate(() => location.hash);
     await page.fill("#q", step.search);
     await page.press("#q", "Enter");
-    await page.waitForFunction((old) => location.hash !== old, before, { timeout: 10000 });
+    await page.waitForFunction((old) => location.hash !== old, before, { timeout: 30000 });
   }
   await page.waitForTimeout(30);
   await settled(page);
@@ -87,7 +87,7 @@ for (const step of plan.steps) {
   if (step.wait) await page.waitForTimeout(step.wait);
   if (step.images) {
     // Images decode after the page is ready; a broken one stays at width 0 and the test says so.
-    await page.waitForFunction(() => [...document.querySelectorAll(".nft img")].every((i) => i.complete && i.naturalWidth > 0), null, { timeout: 5000 }).catch(() => {});
+    await page.waitForFunction(() => [...document.querySelectorAll(".nft img")].every((i) => i.complete && i.naturalWidth > 0), null, { timeout: 30000 }).catch(() => {});
   }
   const script = step.script ? await page.evaluate(step.script) : null;
   if (step.shot) await page.screenshot({ path: `${plan.artifacts}/${step.shot}`, fullPage: true });

@@ -6,24 +6,17 @@ C-Chain import took are those avax.getUTXOs lists, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from snowfield.crypto.secp256k1 import public_key_of
-from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.hexcheck import decode_hex
-from snowfield.formats.ids import ShortID
 from snowfield.formats.platform.components import UTXO
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store import c_atomic
 from snowfield.store.database import Database
-from snowfield.testing import RunningNode, open_database, serve_devnet
-from snowfield.workload.atomic_demo import run_atomic_demo
-from snowfield.workload.platform_demo import demo_secret
-from snowfield.workload.x_demo import run_x_demo
-from tests.conftest import _db_kinds, _url
+from snowfield.testing import RunningNode, open_database
+from tests.conftest import _url
+from tests.indexer.conftest import XDemo, sync_primary
 from tests.node.test_node_apis import service
 
 Indexed = tuple[RunningNode, Database, str, str, list[str]]
@@ -35,39 +28,13 @@ def _c(devnet: RunningNode, method: str, params: dict[str, Any]) -> Any:
     return reply["result"]
 
 
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
+_sync = sync_primary
 
 
-@pytest.fixture(scope="module", params=_db_kinds())
-def indexed(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Indexed]:
-    with serve_devnet(validators=1) as devnet:
-        keys = [k.private_key for k in devnet.node.dev_keys]
-        secret = demo_secret(keys)
-        signers = [secret, *keys[:2]]
-        quiet = {"interval": 0, "stop": None, "log": lambda _line: None}
-        asyncio.run(run_x_demo(devnet.base, signers, rounds=4, **quiet))  # type: ignore[arg-type]
-        asyncio.run(run_atomic_demo(devnet.base, secret, rounds=2, **quiet))  # type: ignore[arg-type]
-        info = service(devnet.base + "/ext/info", "info.getNetworkID", {})["result"]
-        hrp = hrp_for_network(int(info["networkID"]))
-        ids = {
-            alias: service(devnet.base + "/ext/info", "info.getBlockchainID", {"alias": alias})[
-                "result"
-            ]["blockchainID"]
-            for alias in ("X", "C")
-        }
-        owners = [
-            format_address("C", hrp, ShortID.from_public_key(public_key_of(s)).raw) for s in signers
-        ]
-        with open_database(_url(request.param, tmp_path_factory.mktemp("ca"))) as db:
-            asyncio.run(_sync(db, devnet.base))
-            yield devnet, db, str(ids["X"]), str(ids["C"]), owners
+@pytest.fixture(scope="module")
+def indexed(x_demo: XDemo, x_demo_indexed: Database) -> Indexed:
+    """The package's X demo (shared with the X-Chain index tests), indexed."""
+    return x_demo.devnet, x_demo_indexed, x_demo.xchain, x_demo.cchain, x_demo.addresses("C")
 
 
 def test_every_atomic_tx_is_the_nodes(indexed: Indexed) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from snowfield.store import writes
@@ -14,6 +13,7 @@ from snowfield.store.database import Database
 from snowfield.store.dump import dump
 from snowfield.testing import index_node, open_database, run_demo_rounds, serve_devnet
 from tests.helpers import rpc_reply
+from tests.kills import kill_at, peek
 
 
 def index_command(rpc: str, db: Path, until: int) -> list[str]:
@@ -40,13 +40,13 @@ def height(db: Path) -> int:
 
 def kill_after(proc: subprocess.Popen[bytes], db: Path, at: int, jitter: float) -> int:
     """SIGKILL once the checkpoint reaches `at` (plus a random moment); the height then."""
-    deadline = time.monotonic() + 60
-    while height(db) < at and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(jitter)
-    proc.kill()  # SIGKILL: no cleanup, no flush
-    proc.wait()
+    kill_at(proc, lambda: peek_height(db), at, jitter)
     return height(db)
+
+
+def peek_height(db: Path) -> int:
+    got = peek(db, "SELECT height FROM checkpoints WHERE chain_id = 43112")
+    return -1 if got is None else int(got)
 
 
 def test_kill_9_and_restart_gives_the_rows_of_an_uninterrupted_run(tmp_path: Path) -> None:

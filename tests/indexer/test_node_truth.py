@@ -17,31 +17,9 @@ from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page
 from snowfield.store.rows import ERC20, ERC721, ERC1155
 from tests.indexer.conftest import Indexed
+from tests.truth import ABI, call_frames, touched_addresses
 
 CHAIN = 43112
-ABI = [
-    {
-        "name": "balanceOf",
-        "type": "function",
-        "stateMutability": "view",
-        "inputs": [{"name": "owner", "type": "address"}],
-        "outputs": [{"name": "", "type": "uint256"}],
-    },
-    {
-        "name": "balanceOf",
-        "type": "function",
-        "stateMutability": "view",
-        "inputs": [{"name": "owner", "type": "address"}, {"name": "id", "type": "uint256"}],
-        "outputs": [{"name": "", "type": "uint256"}],
-    },
-    {
-        "name": "ownerOf",
-        "type": "function",
-        "stateMutability": "view",
-        "inputs": [{"name": "id", "type": "uint256"}],
-        "outputs": [{"name": "", "type": "address"}],
-    },
-]
 
 
 def _all(read: Callable[[Key | None], Page[Any]]) -> Iterator[Any]:
@@ -53,14 +31,6 @@ def _all(read: Callable[[Key | None], Page[Any]]) -> Iterator[Any]:
         if page.next_key is None:
             return
         after = page.next_key
-
-
-def _addresses(db: Database) -> list[str]:
-    rows = db.query(
-        "SELECT address FROM address_txs UNION SELECT holder FROM token_balances"
-        " UNION SELECT address FROM balances"
-    )
-    return sorted(str(r[0]) for r in rows)
 
 
 def _tokens(db: Database, erc_type: str) -> list[tuple[str, str | None]]:
@@ -106,7 +76,7 @@ def _held(db: Database, address: str, height: int) -> dict[tuple[int, str, int |
 
 def test_every_balance_at_three_heights_is_the_nodes(indexed: Indexed) -> None:
     w3, db, head = indexed.w3, indexed.db, indexed.head
-    addresses = _addresses(db)
+    addresses = touched_addresses(db)
     erc20 = _tokens(db, "ERC-20")
     erc721 = _tokens(db, "ERC-721")
     erc1155 = _tokens(db, "ERC-1155")
@@ -151,12 +121,6 @@ def test_every_balance_at_three_heights_is_the_nodes(indexed: Indexed) -> None:
     assert checked > 100
 
 
-def _frames(frame: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    for child in frame.get("calls") or ():
-        yield child
-        yield from _frames(child)
-
-
 def test_every_transaction_view_is_the_nodes(indexed: Indexed) -> None:
     w3, db = indexed.w3, indexed.db
     hashes = [str(r[0]) for r in db.query("SELECT hash FROM transactions ORDER BY hash")]
@@ -194,7 +158,7 @@ def test_every_transaction_view_is_the_nodes(indexed: Indexed) -> None:
         trace = w3.provider.make_request(
             "debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}]
         )["result"]
-        frames = list(_frames(trace))
+        frames = list(call_frames(trace))
         assert [
             (i.call_type, i.from_addr, i.to_addr, i.value, i.gas_used) for i in view.internal_txs
         ] == [

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from snowfield.formats.platform.components import TransferableOutput
@@ -17,6 +16,7 @@ from snowfield.store.dump import PRIMARY, dump
 from snowfield.testing import open_database, serve_devnet
 from tests.api.test_primary_network import _issue, _wallet
 from tests.chains.platform.wallet import KEY2, owner
+from tests.kills import kill_at, peek
 
 BLOCKS = 30
 
@@ -41,12 +41,11 @@ def next_index(db: Path) -> int:
 
 
 def kill_after(proc: subprocess.Popen[bytes], db: Path, at: int, jitter: float) -> int:
-    deadline = time.monotonic() + 60
-    while next_index(db) < at and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.002)
-    time.sleep(jitter)
-    proc.kill()  # SIGKILL: no cleanup, no flush
-    proc.wait()
+    def peeked() -> int:
+        got = peek(db, "SELECT next_index FROM p_checkpoints")
+        return 0 if got is None else int(got)
+
+    kill_at(proc, peeked, at, jitter, slice_=0.002)
     return next_index(db)
 
 

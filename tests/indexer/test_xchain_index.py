@@ -5,26 +5,20 @@ is one avm.getUTXOs lists, every tx is one avm.getTx knows, on SQLite and Postgr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from snowfield.crypto.secp256k1 import public_key_of
-from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.exchange.blocks import StandardBlock
 from snowfield.formats.exchange.txs import UTXO
 from snowfield.formats.hexcheck import decode_hex
-from snowfield.formats.ids import ShortID
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store import x_chain
 from snowfield.store.database import Database
 from snowfield.store.schema import SCHEMA_VERSION
 from snowfield.store.x_schema import X_TABLES
-from snowfield.testing import RunningNode, open_database, serve_devnet
-from snowfield.workload.platform_demo import demo_secret
-from snowfield.workload.x_demo import run_x_demo
+from snowfield.testing import RunningNode, open_database
 from tests.conftest import _db_kinds, _url
+from tests.indexer.conftest import XDemo, sync_primary
 from tests.node.test_node_apis import service
 
 Indexed = tuple[RunningNode, Database, str, list[str]]
@@ -36,36 +30,13 @@ def _x(devnet: RunningNode, method: str, params: dict[str, Any]) -> Any:
     return reply["result"]
 
 
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
+_sync = sync_primary
 
 
-@pytest.fixture(scope="module", params=_db_kinds())
-def indexed(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Indexed]:
-    with serve_devnet(validators=1) as devnet:
-        keys = [k.private_key for k in devnet.node.dev_keys]
-        secret = demo_secret(keys)
-        signers = [secret, *keys[:2]]
-        asyncio.run(
-            run_x_demo(
-                devnet.base, signers, rounds=4, interval=0, stop=None, log=lambda _line: None
-            )
-        )
-        info = service(devnet.base + "/ext/info", "info.getNetworkID", {})["result"]
-        hrp = hrp_for_network(int(info["networkID"]))
-        xchain = service(devnet.base + "/ext/info", "info.getBlockchainID", {"alias": "X"})
-        wallets = [
-            format_address("X", hrp, ShortID.from_public_key(public_key_of(s)).raw) for s in signers
-        ]
-        with open_database(_url(request.param, tmp_path_factory.mktemp("xi"))) as db:
-            asyncio.run(_sync(db, devnet.base))
-            yield devnet, db, str(xchain["result"]["blockchainID"]), wallets
+@pytest.fixture(scope="module")
+def indexed(x_demo: XDemo, x_demo_indexed: Database) -> Indexed:
+    """The package's X demo (shared with the C-Chain atomic index tests), indexed."""
+    return x_demo.devnet, x_demo_indexed, x_demo.xchain, x_demo.addresses("X")
 
 
 def _indexed_txs(db: Database, xchain: str) -> dict[str, str]:

@@ -15,7 +15,8 @@ from snowfield.store.database import Database
 from snowfield.store.dump import dump
 from snowfield.testing import index_node, open_database, serve_devnet
 from tests.helpers import rpc_reply
-from tests.indexer.test_kill import height, index_command
+from tests.indexer.test_kill import height, index_command, peek_height
+from tests.kills import kill_at
 from tests.metrics.brute import INTERVALS
 from tests.metrics.traffic import build_history, fetch_series, first_monday_after, serve_metrics
 
@@ -53,12 +54,8 @@ def test_kill_9_mid_rollup_and_restart(tmp_path: Path) -> None:
         heights = []
         for at in sorted(rng.sample(range(0, head - 4), 4)):
             proc = subprocess.Popen(index_command(node.rpc, victim, head))
-            deadline = time.monotonic() + 60
-            while height(victim) < at and proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.005)
-            time.sleep(rng.uniform(0, 0.02))
-            proc.kill()  # SIGKILL: possibly inside a batch's transaction
-            proc.wait()
+            # SIGKILL a random moment past `at`: possibly inside a batch's transaction
+            kill_at(proc, lambda: peek_height(victim), at, rng.uniform(0, 0.02))
             heights.append(height(victim))
         assert any(0 <= h < head for h in heights), heights
         assert subprocess.run(index_command(node.rpc, victim, head), timeout=120).returncode == 0

@@ -4,6 +4,7 @@ node no one here wrote) and Node.js scripts with real client libraries."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import subprocess
 import tempfile
@@ -40,14 +41,20 @@ def npm_package(name: str, spec: str | None = None) -> Path:
     """The folder of npm package `name` under .bench/node_modules, installed on first use."""
     folder = ANVIL_DIR / "node_modules" / name
     with _npm_lock:
-        if not (folder / "package.json").exists():
-            ANVIL_DIR.mkdir(exist_ok=True)
-            subprocess.run(
-                ["npm", "install", "--silent", "--no-audit", "--no-fund", spec or name],
-                cwd=ANVIL_DIR,
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+        if (folder / "package.json").exists():
+            return folder
+        ANVIL_DIR.mkdir(exist_ok=True)
+        # Other processes (pytest-xdist's workers, a benchmark) install into the same folder:
+        # one npm at a time, and the package looked for again once it is this one's turn.
+        with open(ANVIL_DIR / ".install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (folder / "package.json").exists():
+                subprocess.run(
+                    ["npm", "install", "--silent", "--no-audit", "--no-fund", spec or name],
+                    cwd=ANVIL_DIR,
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                )
     return folder
 
 
