@@ -101,3 +101,25 @@ def test_claims_the_checkpoint_and_unwinds(db: Database) -> None:
     finally:
         one.close()
         two.close()
+
+
+def test_stores_in_two_schemas_of_one_database_claim_independently(
+    db: Database, tmp_path: Path
+) -> None:
+    """Advisory locks are the whole database's: a store in another schema of the same database
+    (the test suite's two workers, or two deployments) must not see this one's claims."""
+    _pg(db)
+    with open_database(database_urls(tmp_path / "other")[1]) as other:
+        assert other.url.schema != db.url.schema
+        for store in (db, other):
+            assert backfill_ranges.plan(store, CHAIN, 1, 100, 50)
+        mine, theirs = Claims(db), Claims(other)
+        try:
+            assert mine.lead(CHAIN) and theirs.lead(CHAIN)
+            first, second = mine.claim(CHAIN), theirs.claim(CHAIN)
+            assert first is not None and second is not None
+            assert (first.start, second.start) == (1, 1)  # the same range, held by each store
+            assert first.key != second.key
+        finally:
+            mine.close()
+            theirs.close()

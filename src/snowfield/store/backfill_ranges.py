@@ -33,9 +33,12 @@ class Claim:
     key: int  # the advisory lock held for it
 
 
-def lock_key(chain_id: int, start: int | None) -> int:
-    """A signed 64-bit advisory lock key per (chain, range start); None names the tip."""
-    text = f"snowfield-backfill:{chain_id}:{'tip' if start is None else start}"
+def lock_key(schema: str | None, chain_id: int, start: int | None) -> int:
+    """A signed 64-bit advisory lock key per (store, chain, range start); None names the tip.
+    PostgreSQL's advisory locks are the whole database's, so the store's schema is part of the
+    name: two stores in schemas of one database (`?schema=`) must not take each other's
+    ranges or tip for their own."""
+    text = f"snowfield-backfill:{schema or ''}:{chain_id}:{'tip' if start is None else start}"
     return int.from_bytes(
         hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
     )
@@ -52,7 +55,7 @@ def plan(db: Database, chain_id: int, first: int, last: int, size: int) -> bool:
     `first`, so batches of a size dividing it fall where one process's would."""
     with db.transaction() as w:
         # One planner at a time; the others then see its rows.
-        w.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(chain_id, -1),))
+        w.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(db.url.schema, chain_id, -1),))
         if w.query("SELECT 1 FROM backfill_ranges WHERE chain_id = ? LIMIT 1", (chain_id,)):
             return False
         rows: list[tuple[Any, ...]] = [
@@ -93,6 +96,7 @@ class Claims:
     def __init__(self, db: Database) -> None:
         require_postgresql(db)
         self._conn = db.session()
+        self._schema = db.url.schema
 
     def claim(self, chain_id: int) -> Claim | None:
         """The lowest unfinished bounded range no other worker holds, now held by this one."""
@@ -110,11 +114,11 @@ class Claims:
     def lead(self, chain_id: int) -> bool:
         """Whether this worker follows the chain's head: the one holding its follower lock,
         held until the connection closes (a standby takes over when the follower dies)."""
-        key = lock_key(chain_id, None)
+        key = lock_key(self._schema, chain_id, None)
         return bool(self._conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0])
 
     def _take(self, chain_id: int, start: int, end: int) -> Claim | None:
-        key = lock_key(chain_id, start)
+        key = lock_key(self._schema, chain_id, start)
         if not self._conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
             return None
         # Read again under the lock: the holder before may have finished it meanwhile.
@@ -165,7 +169,7 @@ def advance(w: Writer, chain_id: int, start: int, last: int) -> None:
         (last + 1, chain_id, start),
     )
     # Serialised per chain: two batches committing at once would each miss the other's range.
-    w.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(chain_id, -2),))
+    w.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(w.schema, chain_id, -2),))
     row = w.query(
         "SELECT next_block FROM backfill_ranges WHERE chain_id = ?"
         f" AND {_UNFINISHED} ORDER BY start_block LIMIT 1",
@@ -221,7 +225,7 @@ def finish(db: Database, chain_id: int, rollups: Rollups | None, now: int) -> bo
     rollups of the planned blocks are built in block order (the workers write none: a bucket's
     first sightings and rates depend on the order blocks arrive in). True when it finished."""
     with db.transaction() as w:
-        w.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(chain_id, -1),))
+        w.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(db.url.schema, chain_id, -1),))
         first = w.query(
             "SELECT MIN(start_block) FROM backfill_ranges WHERE chain_id = ?", (chain_id,)
         )

@@ -268,6 +268,11 @@ class Writer:
     def dialect(self) -> str:
         return self._db.dialect
 
+    @property
+    def schema(self) -> str | None:
+        """The store's PostgreSQL schema (`?schema=`), None for the default or SQLite."""
+        return self._db.url.schema
+
     def execute(self, sql: str, params: Params = ()) -> int:
         cur = self._conn.execute(self._db._sql(sql), tuple(params))
         return int(cur.rowcount or 0)
