@@ -63,7 +63,15 @@ def _wait_for_transactions(proc: subprocess.Popen[bytes], api: int) -> httpx.Res
     while time.monotonic() < deadline:
         if proc.poll() is not None:  # why, in the failure: its children's lines
             out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-            raise AssertionError(f"snowfield up exited with {proc.returncode}: {out[-3000:]}")
+            # The devnet's banner can fill the tail: the lines that say what failed come first.
+            said = [
+                line
+                for line in out.splitlines()
+                if any(w in line.lower() for w in ("error", "traceback", "exit", "fail", "stopped"))
+            ]
+            raise AssertionError(
+                f"snowfield up exited with {proc.returncode}: {said[-40:]}\n{out[-3000:]}"
+            )
         try:
             reply = httpx.get(url, timeout=5)
         except httpx.HTTPError:
