@@ -10,7 +10,6 @@ sent again under the same messageId. Per webhook, messages go one at a time in t
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -34,11 +33,19 @@ _MAX_ANSWER = 64 * 1024  # of a receiver's answer, read so the connection can be
 class WorkerConfig:
     timeout: float = 10.0  # the real service's answer deadline
     lease: float = 120.0  # seconds a claim holds before another worker may take the message
-    batch: int = 200  # messages claimed per look
-    concurrency: int = 256  # messages in flight at once
+    batch: int = 1000  # most messages claimed per look (one store round trip)
+    concurrency: int = 256  # POSTs in flight at once
     poll: float = 0.05  # seconds between looks when nothing was due
     tier: str = "paid"  # which deactivation rules apply (webhooks/retry.py)
     user_agent: str = "snowfield-webhooks/1"
+
+    def hold(self) -> int:
+        """Most messages held at once (claimed, outcome not stored yet). Claiming ahead of the
+        POST slots keeps the store's round trips off the deliveries' path, but a held message
+        must be sent before its lease lapses: the held ones wait at most `rounds` answer
+        deadlines for a slot, within half the lease."""
+        rounds = max(1, min(4, int(self.lease // (2 * self.timeout))))
+        return self.concurrency * rounds
 
 
 class Metrics:
@@ -88,7 +95,12 @@ class Worker:
         self.metrics = metrics or Metrics()
         self._session: aiohttp.ClientSession | None = None  # made in the running loop
         self._locks: dict[str, asyncio.Lock] = {}
-        self._flying: set[str] = set()
+        self._posting = 0  # the in-flight gauge reads it when scraped (no lock per POST)
+        self.metrics.in_flight.set_function(lambda: self._posting)
+        self._flying: set[str] = set()  # held: claimed, outcome not stored yet
+        self._hold = self.config.hold()
+        self._starved = False  # the last look found no room: stored outcomes wake the loop
+        self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._room = asyncio.Semaphore(self.config.concurrency)
         self._outcomes: list[webhook_outbox.Outcome] = []
@@ -100,8 +112,9 @@ class Worker:
         return int(self.clock() * 1000)
 
     async def claim(self) -> list[Claimed]:
-        room = self.config.concurrency - len(self._flying)
-        if room <= 0:
+        room = self._hold - len(self._flying)
+        self._starved = room <= 0
+        if self._starved:
             return []
         found = await asyncio.to_thread(
             webhook_outbox.claim,
@@ -150,6 +163,8 @@ class Worker:
                     await asyncio.to_thread(webhook_outbox.record, self.db, batch)
                 except Exception:  # their leases lapse: the messages are sent again
                     log.exception("recording %d webhook outcomes failed", len(batch))
+                if self._starved:
+                    self._wake.set()
                 for outcome in batch:
                     self._flying.discard(outcome.message_id)
                     counts = self._unstored.get(outcome.webhook_id)
@@ -175,9 +190,19 @@ class Worker:
                 messages = []
             self.start(messages)
             if not messages:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.config.poll)
+                await self._pause(stop)
         await self.drain()
+
+    async def _pause(self, stop: asyncio.Event) -> None:
+        """Until the next look: `poll` seconds, or sooner when stopped or when stored outcomes
+        free room a full worker waits for."""
+        self._wake.clear()
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._wake.wait())]
+        try:
+            await asyncio.wait(waits, timeout=self.config.poll, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
 
     async def close(self) -> None:
         await self.drain()
@@ -201,11 +226,11 @@ class Worker:
             # The webhook's turn first, then a slot: messages waiting behind a slow receiver
             # hold no slot another webhook could use.
             async with lock, self._room:
-                self.metrics.in_flight.inc()
+                self._posting += 1
                 try:
                     await self._attempt(message)
                 finally:
-                    self.metrics.in_flight.dec()
+                    self._posting -= 1
         except Exception:
             log.exception("webhook delivery of %s failed", message.message_id)
             self._flying.discard(message.message_id)
@@ -264,7 +289,11 @@ class Worker:
         self.metrics.attempts.labels(label).inc()
         if ok:
             self.metrics.lag.observe(max(0.0, time.time() - message.block_timestamp))
-        log.info(
+        # Delivered attempts log at DEBUG: at fan-out rates a line each cost more than the
+        # POST's own bookkeeping; the attempts counter (by outcome) counts them. Failures,
+        # the lines an operator reads, stay at INFO.
+        log.log(
+            logging.DEBUG if ok else logging.INFO,
             "webhook delivery",
             extra={
                 "sf_message_id": message.message_id,
