@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import aiohttp
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -35,6 +36,7 @@ class WorkerConfig:
     lease: float = 120.0  # seconds a claim holds before another worker may take the message
     batch: int = 1000  # most messages claimed per look (one store round trip)
     concurrency: int = 256  # POSTs in flight at once
+    per_host: int = 64  # POSTs in flight at once to one host (scheme, host, port)
     poll: float = 0.05  # seconds between looks when nothing was due
     tier: str = "paid"  # which deactivation rules apply (webhooks/retry.py)
     user_agent: str = "snowfield-webhooks/1"
@@ -103,6 +105,7 @@ class Worker:
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._room = asyncio.Semaphore(self.config.concurrency)
+        self._hosts: dict[str, asyncio.Semaphore] = {}
         self._outcomes: list[webhook_outbox.Outcome] = []
         self._recorder: asyncio.Task[None] | None = None
         # Per webhook, the (failed_first, queued) increments of outcomes not stored yet.
@@ -116,12 +119,17 @@ class Worker:
         self._starved = room <= 0
         if self._starved:
             return []
+        limit = min(room, self.config.batch)
+        if not self._flying:
+            # Idle: claim just enough to fill the POST slots, so the first POSTs leave sooner
+            # (a claim's cost grows with its size); the next look, made at once, claims ahead.
+            limit = min(limit, self.config.concurrency)
         found = await asyncio.to_thread(
             webhook_outbox.claim,
             self.db,
             self._now_ms(),
             int(self.config.lease * 1000),
-            min(room, self.config.batch),
+            limit,
         )
         return [m for m in found if m.message_id not in self._flying]
 
@@ -221,11 +229,13 @@ class Worker:
         return self._session
 
     async def _deliver(self, message: Claimed) -> None:
-        lock = self._locks.setdefault(message.webhook_id, asyncio.Lock())
+        lock = self._locks.get(message.webhook_id) or self._locks.setdefault(
+            message.webhook_id, asyncio.Lock()
+        )
         try:
-            # The webhook's turn first, then a slot: messages waiting behind a slow receiver
-            # hold no slot another webhook could use.
-            async with lock, self._room:
+            # The webhook's turn first, then its host's slot, then a slot: messages waiting
+            # behind a slow receiver or a busy host hold no slot another webhook could use.
+            async with lock, self._host_room(message.url), self._room:
                 self._posting += 1
                 try:
                     await self._attempt(message)
@@ -234,6 +244,16 @@ class Worker:
         except Exception:
             log.exception("webhook delivery of %s failed", message.message_id)
             self._flying.discard(message.message_id)
+
+    def _host_room(self, url: str) -> asyncio.Semaphore:
+        # A fan-out to one host opens at most `per_host` connections and reuses them: each new
+        # connection costs more than a POST on a kept-alive one (bench/webhooks.py).
+        parts = urlsplit(url)
+        host = f"{parts.scheme}://{parts.netloc}"
+        room = self._hosts.get(host)
+        if room is None:
+            room = self._hosts[host] = asyncio.Semaphore(self.config.per_host)
+        return room
 
     async def _post(self, message: Claimed) -> tuple[int | None, str | None]:
         headers = {
