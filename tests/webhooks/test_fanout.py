@@ -60,12 +60,14 @@ def test_without_the_cap_the_same_fan_out_goes_at_once(db: Database) -> None:
 
 
 def test_messages_are_held_ahead_only_as_far_as_their_leases_allow() -> None:
-    # Held messages wait at most `rounds` answer deadlines for a POST slot: within half a lease.
-    assert WorkerConfig(concurrency=256, lease=120, timeout=10).hold() == 4 * 256
-    assert WorkerConfig(concurrency=256, lease=40, timeout=10).hold() == 2 * 256
+    # Held messages wait at most `rounds` answer deadlines for a POST slot, within half a
+    # lease, even if all go to one host (`per_host` slots).
+    assert WorkerConfig(concurrency=256, per_host=64, lease=120, timeout=10).hold() == 4 * 64
+    assert WorkerConfig(concurrency=16, per_host=64, lease=120, timeout=10).hold() == 4 * 16
+    assert WorkerConfig(concurrency=256, per_host=256, lease=40, timeout=10).hold() == 2 * 256
     assert WorkerConfig(concurrency=8, lease=15, timeout=10).hold() == 8  # never below one round
     for config in (WorkerConfig(), WorkerConfig(concurrency=3, lease=90, timeout=10)):
-        rounds = config.hold() // config.concurrency
+        rounds = config.hold() // min(config.concurrency, config.per_host)
         assert rounds * config.timeout <= config.lease / 2
 
 

@@ -45,9 +45,10 @@ class WorkerConfig:
         """Most messages held at once (claimed, outcome not stored yet). Claiming ahead of the
         POST slots keeps the store's round trips off the deliveries' path, but a held message
         must be sent before its lease lapses: the held ones wait at most `rounds` answer
-        deadlines for a slot, within half the lease."""
+        deadlines for a slot, within half the lease, even when all go to one host (whose
+        slots are `per_host`)."""
         rounds = max(1, min(4, int(self.lease // (2 * self.timeout))))
-        return self.concurrency * rounds
+        return min(self.concurrency, self.per_host) * rounds
 
 
 class Metrics:
