@@ -119,9 +119,11 @@ def test_demo_traffic_is_delivered_signed_and_true_through_kill9s(
             indexer = _indexer(path, node.rpc, tmp_path / "index.log")
             assert indexer.wait(timeout=120) == 0
             port = free_port()
+            # Delivered attempts log at DEBUG (failures at INFO): asked for here.
             worker = _worker(
-                path, tmp_path / "worker2.log", "--metrics-port", str(port), "--log-format", "json"
-            )
+                path, tmp_path / "worker2.log", "--metrics-port", str(port), "--log-format",
+                "json", "--log-level", "debug",
+            )  # fmt: skip
             _until(lambda: _delivered(db) == _outbox(db), 60, "every message delivered")
             metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
         finally:

@@ -34,6 +34,7 @@ async def _run(settings: WebhookSettings) -> None:
         timeout=settings.timeout,
         lease=settings.lease,
         concurrency=settings.concurrency,
+        per_host=settings.per_host,
         poll=settings.poll,
         tier=settings.tier,
     )

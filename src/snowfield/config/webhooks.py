@@ -30,6 +30,14 @@ class WebhookSettings:
         max=10_000,
         env="SNOWFIELD_WEBHOOKS_CONCURRENCY",
     )
+    per_host: int = setting(
+        64,
+        "Most deliveries in flight at once to one host (scheme, host and port): a fan-out"
+        " reuses that many kept-alive connections rather than opening one per delivery.",
+        min=1,
+        max=10_000,
+        env="SNOWFIELD_WEBHOOKS_PER_HOST",
+    )
     lease: float = setting(
         120.0,
         "Seconds a worker's claim on a message holds; a worker that dies leaves its messages"

@@ -217,8 +217,10 @@ def claim(db: Database, now_ms: int, lease_ms: int, limit: int) -> list[Claimed]
     now + lease_ms. On PostgreSQL, concurrent workers skip each other's rows (SKIP LOCKED)."""
     lock = " FOR UPDATE OF o SKIP LOCKED" if db.dialect == "postgresql" else ""
     with db.transaction() as w:
+        # The bodies are read after the order is settled: sorted along with the due rows,
+        # every due body went through the sort (a fan-out's 1,000 bodies at each look).
         rows = w.query(
-            "SELECT o.message_id, o.webhook_id, h.url, s.secret, o.body, o.attempts,"
+            "SELECT o.message_id, o.webhook_id, h.url, s.secret, o.attempts,"
             " o.block_timestamp, o.created FROM webhook_outbox o"
             " JOIN webhooks h ON h.id = o.webhook_id AND h.status = 'active'"
             " JOIN webhook_secrets s ON s.owner = h.owner"
@@ -228,22 +230,27 @@ def claim(db: Database, now_ms: int, lease_ms: int, limit: int) -> list[Claimed]
             " ORDER BY o.next_at, o.block_number, o.tx_index, o.created LIMIT ?" + lock,
             (now_ms, now_ms, limit),
         )
+        bodies: dict[str, str] = {}
         for part in sql.chunks([r[0] for r in rows]):
+            marks = sql.in_list(part)
             w.execute(
-                f"UPDATE webhook_outbox SET lease_until = ? WHERE message_id IN"
-                f" {sql.in_list(part)}",
+                f"UPDATE webhook_outbox SET lease_until = ? WHERE message_id IN {marks}",
                 (now_ms + lease_ms, *part),
             )
+            for mid, body in w.query(
+                f"SELECT message_id, body FROM webhook_outbox WHERE message_id IN {marks}", part
+            ):
+                bodies[str(mid)] = str(body)
     return [
         Claimed(
             str(r[0]),
             str(r[1]),
             str(r[2]),
             str(r[3]),
-            str(r[4]).encode(),
+            bodies[str(r[0])].encode(),
+            int(r[4]),
             int(r[5]),
             int(r[6]),
-            int(r[7]),
         )
         for r in rows
     ]

@@ -8,6 +8,7 @@ devnet's `snowfield up` allows loopback for local receivers); the deny list clos
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 from collections.abc import Sequence
@@ -58,16 +59,34 @@ class UrlPolicy:
         host = parts.hostname
         if parts.scheme not in ("http", "https") or not host:
             raise Refused("not an http(s) URL")
+        literal = _literal(host)
+        if literal is not None:  # nothing to resolve: the same answer every time
+            if not _permitted(self, literal):
+                raise Refused(f"{host} resolves to {literal}, which the URL policy refuses")
+            return
         try:
-            found = {ipaddress.ip_address(host)}
-        except ValueError:
-            try:
-                infos = await asyncio.get_running_loop().getaddrinfo(
-                    host, parts.port or 443, type=socket.SOCK_STREAM
-                )
-            except OSError as exc:
-                raise Refused(f"cannot resolve {host}: {exc}") from None
-            found = {ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos}
-        refused = sorted(str(a) for a in found if not self.permits(a))
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                host, parts.port or 443, type=socket.SOCK_STREAM
+            )
+        except OSError as exc:
+            raise Refused(f"cannot resolve {host}: {exc}") from None
+        found = {ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos}
+        refused = sorted(str(a) for a in found if not _permitted(self, a))
         if refused:
             raise Refused(f"{host} resolves to {', '.join(refused)}, which the URL policy refuses")
+
+
+# A fan-out sends many messages to few addresses, and ipaddress's range tests are slow (each
+# walks lists of networks): the decisions are cached per address, never per host name (a name
+# is resolved again at each send).
+@functools.lru_cache(maxsize=4096)
+def _literal(host: str) -> Address | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _permitted(policy: UrlPolicy, address: Address) -> bool:
+    return policy.permits(address)

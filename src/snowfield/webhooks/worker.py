@@ -10,11 +10,11 @@ sent again under the same messageId. Per webhook, messages go one at a time in t
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import aiohttp
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -34,11 +34,21 @@ _MAX_ANSWER = 64 * 1024  # of a receiver's answer, read so the connection can be
 class WorkerConfig:
     timeout: float = 10.0  # the real service's answer deadline
     lease: float = 120.0  # seconds a claim holds before another worker may take the message
-    batch: int = 200  # messages claimed per look
-    concurrency: int = 256  # messages in flight at once
+    batch: int = 1000  # most messages claimed per look (one store round trip)
+    concurrency: int = 256  # POSTs in flight at once
+    per_host: int = 64  # POSTs in flight at once to one host (scheme, host, port)
     poll: float = 0.05  # seconds between looks when nothing was due
     tier: str = "paid"  # which deactivation rules apply (webhooks/retry.py)
     user_agent: str = "snowfield-webhooks/1"
+
+    def hold(self) -> int:
+        """Most messages held at once (claimed, outcome not stored yet). Claiming ahead of the
+        POST slots keeps the store's round trips off the deliveries' path, but a held message
+        must be sent before its lease lapses: the held ones wait at most `rounds` answer
+        deadlines for a slot, within half the lease, even when all go to one host (whose
+        slots are `per_host`)."""
+        rounds = max(1, min(4, int(self.lease // (2 * self.timeout))))
+        return min(self.concurrency, self.per_host) * rounds
 
 
 class Metrics:
@@ -88,9 +98,15 @@ class Worker:
         self.metrics = metrics or Metrics()
         self._session: aiohttp.ClientSession | None = None  # made in the running loop
         self._locks: dict[str, asyncio.Lock] = {}
-        self._flying: set[str] = set()
+        self._posting = 0  # the in-flight gauge reads it when scraped (no lock per POST)
+        self.metrics.in_flight.set_function(lambda: self._posting)
+        self._flying: set[str] = set()  # held: claimed, outcome not stored yet
+        self._hold = self.config.hold()
+        self._starved = False  # the last look found no room: stored outcomes wake the loop
+        self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._room = asyncio.Semaphore(self.config.concurrency)
+        self._hosts: dict[str, asyncio.Semaphore] = {}
         self._outcomes: list[webhook_outbox.Outcome] = []
         self._recorder: asyncio.Task[None] | None = None
         # Per webhook, the (failed_first, queued) increments of outcomes not stored yet.
@@ -100,15 +116,21 @@ class Worker:
         return int(self.clock() * 1000)
 
     async def claim(self) -> list[Claimed]:
-        room = self.config.concurrency - len(self._flying)
-        if room <= 0:
+        room = self._hold - len(self._flying)
+        self._starved = room <= 0
+        if self._starved:
             return []
+        limit = min(room, self.config.batch)
+        if not self._flying:
+            # Idle: claim just enough to fill the POST slots, so the first POSTs leave sooner
+            # (a claim's cost grows with its size); the next look, made at once, claims ahead.
+            limit = min(limit, self.config.concurrency)
         found = await asyncio.to_thread(
             webhook_outbox.claim,
             self.db,
             self._now_ms(),
             int(self.config.lease * 1000),
-            min(room, self.config.batch),
+            limit,
         )
         return [m for m in found if m.message_id not in self._flying]
 
@@ -150,6 +172,8 @@ class Worker:
                     await asyncio.to_thread(webhook_outbox.record, self.db, batch)
                 except Exception:  # their leases lapse: the messages are sent again
                     log.exception("recording %d webhook outcomes failed", len(batch))
+                if self._starved:
+                    self._wake.set()
                 for outcome in batch:
                     self._flying.discard(outcome.message_id)
                     counts = self._unstored.get(outcome.webhook_id)
@@ -175,9 +199,19 @@ class Worker:
                 messages = []
             self.start(messages)
             if not messages:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.config.poll)
+                await self._pause(stop)
         await self.drain()
+
+    async def _pause(self, stop: asyncio.Event) -> None:
+        """Until the next look: `poll` seconds, or sooner when stopped or when stored outcomes
+        free room a full worker waits for."""
+        self._wake.clear()
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self._wake.wait())]
+        try:
+            await asyncio.wait(waits, timeout=self.config.poll, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
 
     async def close(self) -> None:
         await self.drain()
@@ -196,19 +230,31 @@ class Worker:
         return self._session
 
     async def _deliver(self, message: Claimed) -> None:
-        lock = self._locks.setdefault(message.webhook_id, asyncio.Lock())
+        lock = self._locks.get(message.webhook_id) or self._locks.setdefault(
+            message.webhook_id, asyncio.Lock()
+        )
         try:
-            # The webhook's turn first, then a slot: messages waiting behind a slow receiver
-            # hold no slot another webhook could use.
-            async with lock, self._room:
-                self.metrics.in_flight.inc()
+            # The webhook's turn first, then its host's slot, then a slot: messages waiting
+            # behind a slow receiver or a busy host hold no slot another webhook could use.
+            async with lock, self._host_room(message.url), self._room:
+                self._posting += 1
                 try:
                     await self._attempt(message)
                 finally:
-                    self.metrics.in_flight.dec()
+                    self._posting -= 1
         except Exception:
             log.exception("webhook delivery of %s failed", message.message_id)
             self._flying.discard(message.message_id)
+
+    def _host_room(self, url: str) -> asyncio.Semaphore:
+        # A fan-out to one host opens at most `per_host` connections and reuses them: each new
+        # connection costs more than a POST on a kept-alive one (bench/webhooks.py).
+        parts = urlsplit(url)
+        host = f"{parts.scheme}://{parts.netloc}"
+        room = self._hosts.get(host)
+        if room is None:
+            room = self._hosts[host] = asyncio.Semaphore(self.config.per_host)
+        return room
 
     async def _post(self, message: Claimed) -> tuple[int | None, str | None]:
         headers = {
@@ -264,7 +310,11 @@ class Worker:
         self.metrics.attempts.labels(label).inc()
         if ok:
             self.metrics.lag.observe(max(0.0, time.time() - message.block_timestamp))
-        log.info(
+        # Delivered attempts log at DEBUG: at fan-out rates a line each cost more than the
+        # POST's own bookkeeping; the attempts counter (by outcome) counts them. Failures,
+        # the lines an operator reads, stay at INFO.
+        log.log(
+            logging.DEBUG if ok else logging.INFO,
             "webhook delivery",
             extra={
                 "sf_message_id": message.message_id,
