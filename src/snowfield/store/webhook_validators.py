@@ -25,11 +25,11 @@ from snowfield.store import sql
 from snowfield.store.database import Writer
 from snowfield.store.primary_rows import BlockRows, L1Change, UtxoRow
 from snowfield.store.webhook_outbox import EVENT, PENDING, insert, message_id
+
+# P-Chain messages share primary_network_address_activity's outbox chain key (no EVM chain has
+# it, so EVM unwinds and the `webhooks` feature of GET /v1/chains never touch them).
 from snowfield.store.webhook_primary import P_CHAIN_KEY
 
-# The outbox's chain_id of P-Chain messages, shared with primary_network_address_activity's: no
-# EVM chain has it, so EVM unwinds and the `webhooks` feature of GET /v1/chains never touch them.
-P_CHAIN_OUTBOX = P_CHAIN_KEY
 EVENT_TYPE = "validator_activity"
 VALIDATOR_STAKE, DELEGATOR_STAKE = "validator_stake", "delegator_stake"
 REWARD = "reward_distribution"
@@ -144,7 +144,7 @@ def _enqueue(
             body = {"webhookId": hook.id, "eventType": EVENT_TYPE, "messageId": mid, "event": event}
             rows.append(
                 (
-                    mid, hook.id, P_CHAIN_OUTBOX, e.height, e.block_hash, e.tx_index, e.timestamp,
+                    mid, hook.id, P_CHAIN_KEY, e.height, e.block_hash, e.tx_index, e.timestamp,
                     EVENT, orjson.dumps(body).decode(), now_ms, PENDING, 0, now_ms, 0,
                 )
             )  # fmt: skip

@@ -25,7 +25,7 @@ def _held_at(u: GenesisUtxo, at: int | None) -> bool:
 
 
 async def held(ctx: Context, t: Target, addresses: Sequence[str], at: int | None) -> list[Held]:
-    found = await ctx.run(p_genesis.owned, ctx.db, t.net.pchain, list(addresses))
+    found = await owned(ctx, t, addresses)
     return [
         Held(u.asset_id, int(u.amount), False, u.stakeable_locktime, u.locktime, None, False)
         for u in found
@@ -33,9 +33,13 @@ async def held(ctx: Context, t: Target, addresses: Sequence[str], at: int | None
     ]
 
 
-async def holds_unspent(ctx: Context, t: Target, addresses: Sequence[str]) -> bool:
-    """Whether these addresses still hold a genesis allocation (no indexed tx spent it)."""
-    found = await ctx.run(p_genesis.owned, ctx.db, t.net.pchain, list(addresses))
+async def owned(ctx: Context, t: Target, addresses: Sequence[str]) -> list[GenesisUtxo]:
+    """The genesis allocations these addresses were given, spent or not."""
+    return await ctx.run(p_genesis.owned, ctx.db, t.net.pchain, list(addresses))
+
+
+def holds_unspent(found: Sequence[GenesisUtxo]) -> bool:
+    """Whether an allocation is still held (no indexed tx spent it)."""
     return any(u.consuming_tx is None for u in found)
 
 
@@ -53,12 +57,11 @@ def _key(f: UtxoFilter, u: PUtxo) -> Key:
     return (u.block_timestamp or 0, u.utxo_id)
 
 
-async def utxo_page(
-    ctx: Context, t: Target, addresses: Sequence[str], f: UtxoFilter, page: Page[PUtxo]
+def utxo_page(
+    ctx: Context, t: Target, found: Sequence[GenesisUtxo], f: UtxoFilter, page: Page[PUtxo]
 ) -> Json:
-    """The PChainUtxo page: the indexed txs' UTXOs merged with the genesis ones."""
+    """The PChainUtxo page: the indexed txs' UTXOs merged with the owners' genesis ones."""
     pchain = t.net.pchain
-    found = await ctx.run(p_genesis.owned, ctx.db, pchain, list(addresses))
     genesis = [_as_putxo(pchain, u) for u in found]
     after = ctx.after()
     kept = [

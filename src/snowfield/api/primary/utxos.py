@@ -69,7 +69,8 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     # The owners' unspent rows with their documents (p_holdings.py), unless a genesis
     # allocation they still hold has to be merged in (p_genesis.utxo_page).
-    if not f.include_spent and not await p_genesis.holds_unspent(ctx, t, addresses):
+    genesis = await p_genesis.owned(ctx, t, addresses)
+    if not f.include_spent and not p_genesis.holds_unspent(genesis):
         held = await ctx.run(
             p_holdings.utxo_documents, ctx.db, t.net.pchain, addresses, f, ctx.after(),
             ctx.args["pageSize"],
@@ -86,7 +87,7 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
         ctx.after(),
         ctx.args["pageSize"],
     )
-    return await p_genesis.utxo_page(ctx, t, addresses, f, page)
+    return p_genesis.utxo_page(ctx, t, genesis, f, page)
 
 
 async def list_utxos(ctx: Context) -> Json:
