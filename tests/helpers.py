@@ -7,6 +7,9 @@ from typing import Any
 import httpx
 from eth_account import Account
 
+from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
+from snowfield.store.database import Database
+
 KEY0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 
 
@@ -46,3 +49,12 @@ def prometheus_samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]]
 
 def labels(**values: str) -> frozenset[tuple[str, str]]:
     return frozenset(values.items())
+
+
+async def sync_primary(db: Database, base: str) -> None:
+    """The primary network's index of the node at `base`, up to its last accepted."""
+    source = PlatformSource(base)
+    try:
+        await PrimaryIndexer(db, source, batch_size=3).sync()
+    finally:
+        await source.aclose()

@@ -31,7 +31,6 @@ from snowfield.formats.ids import ID, P_CHAIN_ID, ShortID
 from snowfield.formats.platform.components import UTXO, UTXOID, TransferableOutput
 from snowfield.formats.platform.secp256k1fx import OutputOwners, TransferOutput
 from snowfield.formats.platform.transfer_txs import ExportTx as PExportTx
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.rpc.client import RpcClient
 from snowfield.store.database import Database
 from snowfield.testing import RunningNode, open_database, serve_asgi, serve_devnet
@@ -42,6 +41,7 @@ from snowfield.workload.xwallet import XWallet, x_network
 from tests.api.conftest import assert_error, assert_matches
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds, _url
+from tests.helpers import sync_primary
 from tests.node.test_node_apis import service
 
 NET = "/v1/networks/testnet/blockchains"
@@ -138,14 +138,6 @@ async def _traffic(base: str, secret: bytes, others: list[bytes]) -> tuple[str, 
     return str(net.x_chain), str(cchain)
 
 
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
-
-
 @pytest.fixture(scope="module", params=_db_kinds())
 def indexed(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -158,7 +150,7 @@ def indexed(
         hrp = hrp_for_network(int(info["networkID"]))
         bare = format_address("X", hrp, ShortID.from_public_key(public_key_of(secret)).raw)[2:]
         with open_database(_url(request.param, tmp_path_factory.mktemp("at"))) as db:
-            asyncio.run(_sync(db, devnet.base))
+            asyncio.run(sync_primary(db, devnet.base))
             with serve_asgi(create_data_app(db)) as api:
                 yield Indexed(devnet, api, db, secret, bare, xchain, cchain)
 

@@ -22,7 +22,6 @@ from snowfield.api.operations.export_worker import ExportWorker
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_bech32, hrp_for_network
 from snowfield.formats.ids import ShortID
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store.database import Database
 from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.testing import open_database, serve_asgi, serve_devnet
@@ -31,6 +30,7 @@ from snowfield.workload.x_demo import run_x_demo
 from tests.api.conftest import assert_error, assert_matches
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds, _url
+from tests.helpers import sync_primary
 from tests.node.test_node_apis import service
 
 EXPORT = "/v1/operations/transactions:export"
@@ -44,14 +44,6 @@ class Served:
     client: httpx.Client
     base: str
     wallets: list[str]  # bare bech32
-
-
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 @pytest.fixture(scope="module", params=_db_kinds())
@@ -71,7 +63,7 @@ def served(
         wallets = [format_bech32(hrp, ShortID.from_public_key(public_key_of(s)).raw)
                    for s in signers]  # fmt: skip
         with open_database(_url(request.param, tmp_path_factory.mktemp("xe"))) as db:
-            asyncio.run(_sync(db, devnet.base))
+            asyncio.run(sync_primary(db, devnet.base))
             app = create_data_app(db, public_url="")
             with serve_asgi(app) as api, httpx.Client(base_url=api, timeout=60) as client:
                 yield Served(db, client, api, wallets)

@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 import pytest
 
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store import primary
 from snowfield.store.buckets import bucket_start
 from snowfield.store.database import Database
@@ -23,6 +22,7 @@ from snowfield.testing import RunningNode, open_database, serve_devnet
 from snowfield.workload.platform_demo import demo_secret, run_platform_demo
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds, _url
+from tests.helpers import sync_primary
 from tests.metrics import brute_l1_fees
 from tests.metrics.traffic import serve_metrics
 
@@ -46,16 +46,8 @@ def indexed(
         report = asyncio.run(run_platform_demo(devnet.base, secret, lambda _line: None))
         url = _url(request.param, Path(tmp_path_factory.mktemp("l1fees")))
         with open_database(url) as opened:
-            asyncio.run(_sync(opened, devnet.base))
+            asyncio.run(sync_primary(opened, devnet.base))
             yield Indexed(opened, devnet, report.subnet_id)
-
-
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 def _last_day(db: Database) -> int:
@@ -192,5 +184,5 @@ def test_a_store_indexed_before_the_ledger_replays_it_from_the_node(indexed: Ind
     with db.transaction() as w:
         for table in tables:
             w.execute(f"DELETE FROM {table}")
-    asyncio.run(_sync(db, indexed.devnet.base))
+    asyncio.run(sync_primary(db, indexed.devnet.base))
     assert {t: db.query(f"SELECT * FROM {t} ORDER BY 1, 2, 3") for t in tables} == before

@@ -19,8 +19,6 @@ from snowfield.formats.bech32 import format_address, format_bech32, hrp_for_netw
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.ids import ShortID
 from snowfield.formats.platform.components import UTXO
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
-from snowfield.store.database import Database
 from snowfield.testing import RunningNode, open_database, serve_asgi, serve_devnet
 from snowfield.workload.atomic_demo import run_atomic_demo
 from snowfield.workload.platform_demo import PlatformDemoReport, demo_secret, run_platform_demo
@@ -28,6 +26,7 @@ from snowfield.workload.x_demo import run_x_demo
 from tests.api.conftest import assert_error, assert_matches
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds, _url
+from tests.helpers import sync_primary
 from tests.node.test_node_apis import service
 
 Indexed = tuple[RunningNode, str, PlatformDemoReport, list[str]]
@@ -93,17 +92,9 @@ def indexed(
 ) -> Iterator[Indexed]:
     devnet, report, owners = demo
     with open_database(_url(request.param, tmp_path_factory.mktemp("px"))) as db:
-        asyncio.run(_sync(db, devnet.base))
+        asyncio.run(sync_primary(db, devnet.base))
         with serve_asgi(create_data_app(db)) as api:
             yield devnet, api, report, owners
-
-
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 def _pages(

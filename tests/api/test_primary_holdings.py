@@ -16,7 +16,6 @@ import orjson
 import pytest
 
 from snowfield.api.primary.balances import p_balances
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store import p_address_queries, p_holdings, primary
 from snowfield.store.database import Database
 from snowfield.store.p_address_queries import UtxoFilter
@@ -29,6 +28,7 @@ from snowfield.workload.atomic_demo import run_atomic_demo
 from snowfield.workload.platform_demo import demo_secret, run_platform_demo
 from snowfield.workload.x_demo import run_x_demo
 from tests.conftest import _db_kinds, _url
+from tests.helpers import sync_primary
 
 Store = tuple[Database, str, str, list[str]]  # db, P-Chain id, AVAX asset id, owners
 
@@ -46,7 +46,7 @@ def store(
         asyncio.run(run_atomic_demo(devnet.base, secret, rounds=1, interval=0, stop=None,
                                     log=lambda _line: None))  # fmt: skip
         with open_database(_url(request.param, tmp_path_factory.mktemp("ph"))) as db:
-            asyncio.run(_sync(db, devnet.base))
+            asyncio.run(sync_primary(db, devnet.base))
             (net,) = primary.networks(db)
             owners = sorted(
                 {
@@ -56,14 +56,6 @@ def store(
                 }
             )
             yield db, net.pchain, net.avax_asset, owners
-
-
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 def _old_balances(db: Database, pchain: str, avax: str, addresses: list[str]) -> bytes:

@@ -12,11 +12,11 @@ import httpx
 import pytest
 
 from snowfield.api.app import create_data_app
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store.database import Database
 from snowfield.testing import RunningNode, serve_asgi, serve_devnet
 from snowfield.workload.platform_demo import PlatformDemoReport, demo_secret, run_platform_demo
 from tests.api.conftest import assert_matches
+from tests.helpers import sync_primary
 from tests.node.test_node_apis import service
 
 P_ID = "11111111111111111111111111111111LpoYY"
@@ -37,18 +37,10 @@ def indexed(
         report = asyncio.run(run_platform_demo(devnet.base, secret, lambda _line: None))
         db = Database(str(tmp_path_factory.mktemp("demo") / "p.db"))
         db.migrate()
-        asyncio.run(_sync(db, devnet.base))
+        asyncio.run(sync_primary(db, devnet.base))
         with serve_asgi(create_data_app(db)) as api:
             yield devnet, api, report, db
         db.close()
-
-
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 def _pages(url: str, key: str, params: dict[str, Any], schema: str) -> list[dict[str, Any]]:

@@ -19,7 +19,6 @@ from snowfield.api.gate import RatePolicy
 from snowfield.api.site import ExplorerConfig
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.platform.components import UTXO
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
 from snowfield.store.writes import upsert_chain
@@ -29,6 +28,7 @@ from tests.api.conftest import DOCUMENT, assert_error, assert_matches, assert_no
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds
 from tests.explorer.conftest import browse, one, shown
+from tests.helpers import sync_primary
 from tests.node.test_node_apis import service
 
 Indexed = tuple[RunningNode, str, PlatformDemoReport, Database]
@@ -64,17 +64,9 @@ def indexed(
     devnet, report = demo
     urls = database_urls(tmp_path_factory.mktemp("validators"))
     with open_database(urls[0] if request.param == "sqlite" else urls[1]) as db:
-        asyncio.run(_sync(db, devnet.base))
+        asyncio.run(sync_primary(db, devnet.base))
         with serve_asgi(create_data_app(db)) as api:
             yield devnet, api, report, db
-
-
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 def _pages(url: str, key: str, params: dict[str, Any], schema: str) -> list[dict[str, Any]]:

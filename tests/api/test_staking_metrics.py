@@ -13,7 +13,6 @@ from typing import Any
 import httpx
 import pytest
 
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store import staking_rollups
 from snowfield.store.buckets import DAY
 from snowfield.store.database import Database
@@ -21,6 +20,7 @@ from snowfield.testing import open_database, serve_devnet
 from snowfield.workload.platform_demo import demo_secret, run_platform_demo
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds, _url
+from tests.helpers import sync_primary
 from tests.metrics.traffic import serve_metrics
 
 P_ID = "11111111111111111111111111111111LpoYY"
@@ -36,16 +36,8 @@ def db(
         asyncio.run(run_platform_demo(devnet.base, secret, lambda _line: None))
         url = _url(request.param, Path(tmp_path_factory.mktemp("staking")))
         with open_database(url) as opened:
-            asyncio.run(_sync(opened, devnet.base))
+            asyncio.run(sync_primary(opened, devnet.base))
             yield opened
-
-
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 def _brute(db: Database, subnet: str, metric: str, day: int) -> int:

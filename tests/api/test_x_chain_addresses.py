@@ -24,7 +24,6 @@ from snowfield.formats.ids import ShortID
 from snowfield.formats.platform.components import UTXO as PUTXO
 from snowfield.formats.platform.secp256k1fx import TransferOutput
 from snowfield.formats.vertex import decode_vertex
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store.database import Database
 from snowfield.testing import RunningNode, open_database, serve_asgi, serve_devnet
 from snowfield.workload.platform_demo import demo_secret
@@ -32,6 +31,7 @@ from snowfield.workload.x_demo import run_x_demo
 from tests.api.conftest import assert_error, assert_matches
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds, _url
+from tests.helpers import sync_primary
 from tests.node.test_node_apis import service
 
 BASE = "/v1/networks/testnet/blockchains/x-chain"
@@ -57,14 +57,6 @@ class Indexed:
         reads the genesis tx too)."""
         got = self.x("avm.getUTXOs", {"addresses": [address], "encoding": "hex", "limit": 1024})
         return [UTXO.decode(decode_hex(u)) for u in got["utxos"]]
-
-
-async def _sync(db: Database, base: str) -> None:
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +86,7 @@ def indexed(
 ) -> Iterator[Indexed]:
     devnet, wallets = demo
     with open_database(_url(request.param, tmp_path_factory.mktemp("xa"))) as db:
-        asyncio.run(_sync(db, devnet.base))
+        asyncio.run(sync_primary(db, devnet.base))
         with serve_asgi(create_data_app(db)) as api:
             yield Indexed(devnet, api, db, wallets)
 
@@ -420,7 +412,7 @@ def test_dag_era_txs_render_with_their_vertices(tmp_path_factory: pytest.TempPat
             for tx in decode_vertex(decode_hex(c["bytes"])).tx_ids:
                 in_vertex.setdefault(str(tx), set()).add(str(c["id"]))
         with open_database(_url("sqlite", tmp_path_factory.mktemp("xd"))) as db:
-            asyncio.run(_sync(db, devnet.base))
+            asyncio.run(sync_primary(db, devnet.base))
             with serve_asgi(create_data_app(db)) as api:
                 got = httpx.get(f"{api}{BASE}/transactions", params={"pageSize": 100})
                 assert got.status_code == 200, got.text

@@ -17,7 +17,6 @@ from web3 import Web3
 from snowfield.crypto.secp256k1 import public_key_of
 from snowfield.formats.bech32 import format_address, hrp_for_network
 from snowfield.formats.ids import ShortID
-from snowfield.indexer.primary import PlatformSource, PrimaryIndexer
 from snowfield.store.database import Database
 from snowfield.testing import (
     RunningNode,
@@ -31,6 +30,7 @@ from snowfield.workload.atomic_demo import run_atomic_demo
 from snowfield.workload.platform_demo import demo_secret
 from snowfield.workload.x_demo import run_x_demo
 from tests.conftest import _db_kinds, _url
+from tests.helpers import sync_primary
 from tests.node.test_node_apis import service
 
 
@@ -103,15 +103,6 @@ def x_demo() -> Iterator[XDemo]:
         }
         hrp = hrp_for_network(int(info["networkID"]))
         yield XDemo(devnet, hrp, signers, str(ids["X"]), str(ids["C"]))
-
-
-async def sync_primary(db: Database, base: str) -> None:
-    """The primary network's index of the node at `base`, up to its last accepted."""
-    source = PlatformSource(base)
-    try:
-        await PrimaryIndexer(db, source, batch_size=3).sync()
-    finally:
-        await source.aclose()
 
 
 @pytest.fixture(scope="package", params=_db_kinds())

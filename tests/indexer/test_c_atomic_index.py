@@ -16,7 +16,8 @@ from snowfield.store import c_atomic
 from snowfield.store.database import Database
 from snowfield.testing import RunningNode, open_database
 from tests.conftest import _url
-from tests.indexer.conftest import XDemo, sync_primary
+from tests.helpers import sync_primary
+from tests.indexer.conftest import XDemo
 from tests.node.test_node_apis import service
 
 Indexed = tuple[RunningNode, Database, str, str, list[str]]

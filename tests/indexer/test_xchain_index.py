@@ -18,7 +18,8 @@ from snowfield.store.schema import SCHEMA_VERSION
 from snowfield.store.x_schema import X_TABLES
 from snowfield.testing import RunningNode, open_database
 from tests.conftest import _db_kinds, _url
-from tests.indexer.conftest import XDemo, sync_primary
+from tests.helpers import sync_primary
+from tests.indexer.conftest import XDemo
 from tests.node.test_node_apis import service
 
 Indexed = tuple[RunningNode, Database, str, list[str]]
