@@ -26,7 +26,6 @@ Loopback only; every loop is bounded in count and time.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -266,17 +265,7 @@ def _row(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs=2, default=[100_000, 2_000_000])
-    parser.add_argument("--duration", type=float, default=8.0, help="seconds per load run")
-    parser.add_argument("--load", choices=("auto", "wrk", "python"), default="auto")
-    parser.add_argument("--server-cpus", type=int, nargs="+", default=[0])
-    parser.add_argument("--skip-latency", action="store_true", help="throughput only")
-    parser.add_argument("--skip-throughput", action="store_true", help="latency only")
-    args = parser.parse_args()
-    ab = evm_views._api_bench()
-    run(sorted(args.sizes), args.duration, ab.choose_generator(args.load), set(args.server_cpus),
-        not args.skip_latency, not args.skip_throughput)  # fmt: skip
+    evm_views.main_with(__doc__ or "", run)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import statistics
 import sys
 import time
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -230,8 +230,9 @@ def run(
     print(f"(1-minute load average: {before} before, {ab.load_average()} after)")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main_with(doc: str, bench: Callable[..., object]) -> None:
+    """The command line this script and bench/evm_balances.py share: `bench` is their `run`."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs=2, default=[100_000, 2_000_000])
     parser.add_argument("--duration", type=float, default=8.0, help="seconds per load run")
     parser.add_argument("--load", choices=("auto", "wrk", "python"), default="auto")
@@ -240,8 +241,12 @@ def main() -> None:
     parser.add_argument("--skip-throughput", action="store_true", help="latency only")
     args = parser.parse_args()
     ab = _api_bench()
-    run(sorted(args.sizes), args.duration, ab.choose_generator(args.load), set(args.server_cpus),
-        not args.skip_latency, not args.skip_throughput)  # fmt: skip
+    bench(sorted(args.sizes), args.duration, ab.choose_generator(args.load),
+          set(args.server_cpus), not args.skip_latency, not args.skip_throughput)  # fmt: skip
+
+
+def main() -> None:
+    main_with(__doc__ or "", run)
 
 
 if __name__ == "__main__":
