@@ -23,9 +23,10 @@ from snowfield.testing import RunningNode, database_urls, open_database, serve_a
 from snowfield.workload.platform_demo import PlatformDemoReport, demo_secret
 from snowfield.workload.x_demo import run_x_demo
 from tests.api.conftest import DOCUMENT, assert_error, assert_no_null
-from tests.api.test_primary_validators import _p, _sync, demo  # noqa: F401 - the fixture
+from tests.api.test_primary_validators import _p, demo  # noqa: F401 - the fixture
 from tests.clients.chainkit import Call, drive
 from tests.conftest import _db_kinds
+from tests.helpers import sync_primary
 from tests.node.test_node_apis import service
 
 Indexed = tuple[RunningNode, str, PlatformDemoReport, Database]
@@ -44,7 +45,7 @@ def indexed(
     with open_database(url) as db, serve_asgi(create_data_app(db)) as api:
         # Before the indexer has observed the node, there is no supply to give.
         assert_error(httpx.get(f"{api}/v1/avax/supply"), 404, "indexed")
-        asyncio.run(_sync(db, devnet.base))
+        asyncio.run(sync_primary(db, devnet.base))
         yield devnet, api, report, db
 
 
@@ -207,7 +208,7 @@ def test_x_chain_burned_equals_the_nodes_x_txs(tmp_path_factory: pytest.TempPath
         quiet: Any = {"interval": 0, "stop": None, "log": lambda _line: None}
         asyncio.run(run_x_demo(devnet.base, signers, rounds=4, **quiet))
         with open_database(database_urls(tmp_path_factory.mktemp("xs"))[0]) as db:
-            asyncio.run(_sync(db, devnet.base))
+            asyncio.run(sync_primary(db, devnet.base))
             with serve_asgi(create_data_app(db)) as api:
                 body = httpx.get(f"{api}/v1/avax/supply").json()
             x_ids = [str(r[0]) for r in db.query("SELECT tx_id FROM x_txs")]
