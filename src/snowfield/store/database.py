@@ -8,6 +8,7 @@ worker threads and SQLite readers never block the single writer (WAL).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import secrets
 import sqlite3
 import threading
@@ -101,7 +102,7 @@ class Database:
         # 4 KiB page keeps in place; each spilled into an overflow page of its own (2.8x the
         # store's size at 100k transactions, 1.55x with 16 KiB pages: store/history_pages.py).
         conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
-        conn.execute("PRAGMA journal_mode=WAL")
+        _enter_wal(conn)
         # NORMAL in WAL mode: a kill -9 loses nothing committed; only power loss can.
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=30000")
@@ -119,7 +120,10 @@ class Database:
         except psycopg.OperationalError as exc:
             raise Unavailable(f"cannot connect to PostgreSQL: {exc}") from exc
         if self.url.schema:
-            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.url.schema}"')
+            # Two processes starting on a new schema race on IF NOT EXISTS (both see none, one
+            # loses on pg_namespace's unique index): the loser's schema exists all the same.
+            with contextlib.suppress(psycopg.errors.UniqueViolation):
+                conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.url.schema}"')
             conn.execute(f'SET search_path TO "{self.url.schema}"')
         return conn
 
@@ -198,6 +202,11 @@ class Database:
     def migrate(self) -> None:
         """Creates missing tables and the page-token secret; safe to run at every start."""
         with self.transaction() as w:
+            if self.dialect == "postgresql":
+                # One migrator per store at a time: `index` and `serve` started together both
+                # ran CREATE TABLE IF NOT EXISTS, and the second died on pg_type's unique index.
+                # (SQLite's BEGIN IMMEDIATE serializes them already.)
+                w.execute("SELECT pg_advisory_xact_lock(?)", (_migrate_lock_key(self.url.schema),))
             for ddl in TABLES:
                 w.execute(ddl_for(self.dialect, ddl))
             w.execute(
@@ -246,6 +255,32 @@ class Database:
     def meta(self, key: str) -> str | None:
         row = self.query_one("SELECT value FROM meta WHERE key = ?", (key,))
         return None if row is None else str(row[0])
+
+
+def _enter_wal(conn: sqlite3.Connection, within: float = 30.0) -> None:
+    """WAL mode, waiting out other connections: turning a new store to WAL takes an exclusive
+    lock without calling the busy handler, so processes opening a new store together got
+    "database is locked" at once (the busy timeout never applied)."""
+    deadline = time.monotonic() + within
+    pause = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+def _migrate_lock_key(schema: str | None) -> int:
+    """The advisory lock of one store's migration (PostgreSQL's locks are the database's, so the
+    schema is part of its name)."""
+    text = f"snowfield-migrate:{schema or ''}"
+    return int.from_bytes(
+        hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
+    )
 
 
 def upgrade(w: Writer, version: int) -> None:
