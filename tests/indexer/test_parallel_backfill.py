@@ -4,6 +4,7 @@ with the rows one process writes alone (a whole-store dump compared)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -14,16 +15,19 @@ from typing import Any
 
 import pytest
 
+from snowfield.rpc.client import RpcClient
 from snowfield.store import backfill_ranges, writes
 from snowfield.store.database import Database
 from snowfield.store.dump import INDEXED, dump
 from snowfield.testing import (
+    DEV_KEYS,
     database_urls,
     index_node,
     open_database,
     run_demo_rounds,
     serve_devnet,
 )
+from snowfield.workload.demo import run_demo
 from tests.helpers import rpc_reply
 
 CHAIN = 43112
@@ -179,3 +183,74 @@ def wait_for(done: Callable[[], bool], limit: float = 180) -> None:
     while not done():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.1)
+
+
+def test_later_ranges_written_first_show_the_first_seen_nft(pg_urls: tuple[str, str]) -> None:
+    """Every range but the one with an ERC-1155 token id's first transfer (held here meanwhile)
+    is written first: the token's contract is known from the ranges before, and each later
+    range saw the id first in its own blocks and rendered its documents with that row (the
+    metadata time of its own block). The earliest row wins in `nfts`; the documents must then
+    be the ones a single process renders, or NULL (render from the rows)."""
+    reference_url, parallel_url = pg_urls
+    with serve_devnet() as node:
+        demo_rounds_a_minute_apart(node.rpc, 3)  # an NFT row's time is its first block's
+        head = int(rpc_reply(node.rpc, "eth_blockNumber")["result"], 16)
+        with open_database(reference_url) as db:
+            index_node(db, node.rpc, until=head, batch_blocks=2)
+            reference, reference_docs = split_documents(db)
+            first, later = db.query_one(
+                "SELECT MIN(block_number), MAX(block_number) FROM transfers"
+                " WHERE erc_type = 'ERC-1155' AND token_id = '1'"
+            ) or (None, None)
+        assert first is not None and later is not None and later >= (first // 6 + 1) * 6, (
+            "the demo transfers token id 1 in more than one range"
+        )
+        with open_database(parallel_url) as db:
+            assert backfill_ranges.plan(db, CHAIN, 0, head, 6)
+            # One session per held range: a session's advisory locks are reentrant, so one
+            # session would claim the lowest range again and again.
+            held: list[backfill_ranges.Claims] = []
+            try:
+                while True:
+                    held.append(backfill_ranges.Claims(db))
+                    claim = held[-1].claim(CHAIN)
+                    assert claim is not None and claim.start <= first
+                    if claim.end >= first:
+                        break
+                for claims in held[:-1]:  # the ranges before: the token's contract is known
+                    claims.close()
+                held = held[-1:]
+                proc = worker(node.rpc, parallel_url, head)
+                wait_for(
+                    lambda: all(
+                        n > e
+                        for s, e, n in backfill_ranges.ranges(db, CHAIN)
+                        if e and not s <= first <= e
+                    )
+                )
+            finally:
+                for claims in held:  # the worker now claims the held ranges and finishes
+                    claims.close()
+            _, err = proc.communicate(timeout=300)
+            assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
+            rows, documents = split_documents(db)
+    for table in (*INDEXED, *ROLLUPS):
+        assert rows[table] == reference[table], table
+    for table in DOCUMENTED:
+        pairs = zip(documents[table], reference_docs[table], strict=True)
+        differing = [(d, r) for d, r in pairs if d is not None and r is not None and d != r]
+        assert not differing, (table, differing[:1])
+
+
+def demo_rounds_a_minute_apart(rpc: str, rounds: int) -> None:
+    """The demo's rounds on one set of contracts, the chain's clock a minute on after each."""
+
+    def after(line: str) -> None:
+        if line.startswith("round "):
+            assert "result" in rpc_reply(rpc, "evm_increaseTime", 60)
+
+    async def go() -> None:
+        async with RpcClient(rpc) as client:
+            await run_demo(client, DEV_KEYS, rounds=rounds, interval=0, stop=None, log=after)
+
+    asyncio.run(go())

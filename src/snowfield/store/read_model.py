@@ -75,6 +75,24 @@ def forget_naming_after(w: Writer, chain_id: int, addresses: Iterable[str], last
     _forget(w, chain_id, addresses, ">", last)
 
 
+def forget_nfts_after_first(w: Writer, chain_id: int, nft_ids: Iterable[tuple[str, int]]) -> None:
+    """Clears the address documents that show these token ids in blocks after the one their
+    stored row was first seen in. A parallel backfill's ranges each see an NFT first in their
+    own blocks and render with that row (its URI and metadata time from that block); the row
+    of the earliest block wins in `nfts`, so the documents of later blocks may show a loser's.
+    Run after this batch's rows are stored: the upsert of one key waits for a concurrent one,
+    so whichever commits second clears what the first rendered, or its own."""
+    for token, token_id in nft_ids:
+        w.execute(
+            "UPDATE address_txs SET document = NULL WHERE chain_id = ? AND (block_number, tx_index)"
+            " IN (SELECT t.block_number, t.tx_index FROM transfers t JOIN nfts n"
+            " ON n.chain_id = t.chain_id AND n.token = t.token AND n.token_id = t.token_id"
+            " WHERE t.chain_id = ? AND t.token = ? AND t.token_id = ?"
+            " AND t.block_number > n.first_block)",
+            (chain_id, chain_id, token, str(token_id)),
+        )
+
+
 def _forget(w: Writer, chain_id: int, addresses: Iterable[str], op: str, bound: int) -> None:
     for address in addresses:
         involved = (

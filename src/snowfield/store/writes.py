@@ -22,7 +22,12 @@ from snowfield.store import (
 from snowfield.store import rollups as rollup_tables
 from snowfield.store.database import Database, Writer
 from snowfield.store.documents import ERC_TYPES
-from snowfield.store.read_model import batch_documents, forget_naming, forget_naming_after
+from snowfield.store.read_model import (
+    batch_documents,
+    forget_naming,
+    forget_naming_after,
+    forget_nfts_after_first,
+)
 from snowfield.store.rollups import Rollups
 from snowfield.store.rows import BalanceRow, BlockBundle, ChainRow, NftRow, TokenRow, TransferRow
 from snowfield.store.schema import CHAIN_COLUMNS, ICM_ADDRESS_ROWS, ICM_NAMING_KINDS
@@ -168,6 +173,7 @@ def write_batch(
             # Other workers may have rendered later blocks naming these tokens before their
             # facts were stored: those documents render from the rows again.
             forget_naming_after(w, chain_id, new_tokens, last.number)
+            forget_nfts_after_first(w, chain_id, {(n.token, n.token_id) for n in nfts})
             backfill_ranges.advance(w, chain_id, range_start, last.number)
             return
         w.execute(
