@@ -10,16 +10,24 @@ background task makes every second), so each round pays the whole log. CPU is th
 (median of the rounds' differences) and its share of the unlogged request, and of the
 request as uvicorn serves it (bench/api.py part 3's "CPU per request", given by --served-us).
 
+With --shapes, first the insert alone per row shape (plain sqlite3, 20,000-row batches in
+1,024-row INSERTs, one transaction each, a new file per shape): the wide row of schemas 16-25
+(16 columns, 10 of them text; TEXT primary key and an index by key), the same unindexed, as
+16 and as 10 integer columns, and the row of schema 26 (9 columns, clustered).
+
     python bench/request_log.py [--size 100000] [--requests 5000] [--rounds 8]
-                                [--served-us 119]
+                                [--served-us 119] [--shapes]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
+import sqlite3
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -29,6 +37,7 @@ from snowfield.api.gate import RatePolicy
 from snowfield.api.operations.request_log import RequestLog
 from snowfield.api.ratelimit import MemoryLimiter
 from snowfield.store.database import Database
+from snowfield.store.ops_schema import API_REQUEST_LOG
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import api as op5_bench  # bench/api.py: the store and the URL
@@ -103,6 +112,72 @@ async def measure(db_path: Path, requests: int, rounds: int) -> tuple[list[float
     return with_log, without
 
 
+_PATH = "/v1/chains/43112/addresses/0x5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed/transactions"
+_ROUTE = "/v1/chains/{chainId}/addresses/{address}/transactions"
+_WIDE = (
+    "CREATE TABLE r (log_id TEXT PRIMARY KEY, at_ms BIGINT NOT NULL, key_id TEXT, key_name TEXT,"
+    " request_type TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, route TEXT NOT NULL,"
+    " status BIGINT NOT NULL, chain_id TEXT, rpc_method TEXT, latency_ms DOUBLE PRECISION NOT"
+    " NULL, credits BIGINT NOT NULL, ip TEXT NOT NULL, host TEXT NOT NULL, user_agent TEXT NOT"
+    " NULL)"
+)
+_SHAPES: dict[str, tuple[tuple[str, ...], Any]] = {
+    "wide, indexed (schemas 16-25)": (
+        (_WIDE, "CREATE INDEX r_by_key ON r (key_id, at_ms, log_id)"),
+        lambda n: (f"{n:028x}", 1_700_000_000_000 + n, "k1", "name", "data", "GET", _PATH,
+                   _ROUTE, 200, "43112", None, 0.123, 20, "127.0.0.1", "127.0.0.1:8000", "wrk"),
+    ),
+    "wide, unindexed": (
+        (_WIDE.replace(" PRIMARY KEY", ""),),
+        lambda n: (f"{n:028x}", 1_700_000_000_000 + n, "k1", "name", "data", "GET", _PATH,
+                   _ROUTE, 200, "43112", None, 0.123, 20, "127.0.0.1", "127.0.0.1:8000", "wrk"),
+    ),
+    "16 integers, unindexed": (
+        (f"CREATE TABLE r ({', '.join(f'c{i} BIGINT' for i in range(16))})",),
+        lambda n: (n, 1_700_000_000_000 + n, 1, 1, 1, 1, 7, 3, 200, 43112, 0, 123, 20, 1, 1, 1),
+    ),
+    "10 integers, unindexed": (
+        (f"CREATE TABLE r ({', '.join(f'c{i} BIGINT' for i in range(10))})",),
+        lambda n: (n, 1_700_000_000_000 + n, 1, 7, 3, 200, 43112, 123, 20, 1),
+    ),
+    "schema 26 (9 columns, clustered)": (
+        (API_REQUEST_LOG.replace("api_request_log", "r"),),
+        lambda n: ("k1", 1_700_000_000_000 + n // 10, n, 12345, _PATH, 200, "43112", 0.123, 20),
+    ),
+}  # fmt: skip
+_BATCH, _CHUNK, _BATCHES = 20_480, 1_024, 6
+
+
+def shapes() -> None:
+    """µs per row of each shape's insert and commit: median over batches after the first."""
+    print(f"row shapes: {_BATCHES} batches of {_BATCH:,} rows in {_CHUNK:,}-row INSERTs each")
+    for name, (ddl, row) in _SHAPES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            conn = sqlite3.connect(f"{tmp}/shape.db", isolation_level=None)
+            for pragma in ("page_size=16384", "journal_mode=WAL", "synchronous=NORMAL"):
+                conn.execute(f"PRAGMA {pragma}").fetchall()
+            for statement in ddl:
+                conn.execute(statement)
+            width = len(row(0))
+            marks = ", ".join([f"({', '.join('?' * width)})"] * _CHUNK)
+            insert = f"INSERT INTO r VALUES {marks}"
+            times = []
+            for b in range(_BATCHES):
+                rows = [row(b * _BATCH + n) for n in range(_BATCH)]
+                started = time.thread_time()
+                conn.execute("BEGIN")
+                for at in range(0, _BATCH, _CHUNK):
+                    conn.execute(
+                        insert, tuple(itertools.chain.from_iterable(rows[at : at + _CHUNK]))
+                    )
+                conn.execute("COMMIT")
+                times.append((time.thread_time() - started) / _BATCH * 1e6)
+            conn.close()
+        later = times[1:]
+        print(f"  {name:<34}{statistics.median(later):6.2f} µs a row"
+              f" (batches {min(later):.2f}-{max(later):.2f})", flush=True)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=100_000, help="bench/api.py's store")
@@ -112,7 +187,10 @@ def main() -> None:
         "--served-us", type=float, default=119.0,
         help="CPU µs of one request served by uvicorn (bench/api.py part 3), for the share",
     )  # fmt: skip
+    parser.add_argument("--shapes", action="store_true", help="first the row shapes' inserts")
     args = parser.parse_args()
+    if args.shapes:
+        shapes()
     path = op5_bench.database(args.size)
     print(f"operation 5 in-process, {args.requests:,} requests a round, {args.rounds} rounds"
           f" (1-minute load average {op5_bench.load_average()}):", flush=True)  # fmt: skip

@@ -4,11 +4,11 @@ batches off the request path, read per API key over a time range.
 A request is stored as a compact row of `api_request_log` (ops_schema.py): its key, time and
 sequence number (which make its log id), the path, status, chain, latency and credits; what
 many requests share (key name, method, route, client address, host, user agent) is one row of
-`api_request_contexts` that it names by id. bench/api.py part 3 measured the writer's cost
-per request: the row as 16 columns, 10 of them text, in a rowid table with a TEXT primary key
-and an index by key took 3.1-3.3 µs to insert; 16 integer columns took 1.4 µs and 10 took
-0.6 µs, unindexed (the bind and the record's bytes cost more than the B-trees); 9 columns,
-3 of them text, clustered by (key, time, sequence), take under 1 µs.
+`api_request_contexts` that it names by id. The insert and commit per row, by shape
+(bench/request_log.py --shapes, 20,480-row batches): the wide row of schemas 16-25 (16
+columns, 10 of them text, TEXT primary key and an index by key) 3.4 µs, 3.2 µs unindexed, as
+16 or 10 integer columns 0.7 µs: the text's binding and bytes cost more than the B-trees.
+The row here (9 columns, 3 of them text, clustered by key, time and sequence): 1.0 µs.
 
 A context's id is a hash of its fields, so that processes sharing a store agree on it without
 asking each other; a writer checks a context it has not seen against the stored one and takes
