@@ -715,7 +715,8 @@ def clear_request_logs(paths: Sequence[Path]) -> None:
     for path in paths:
         db = Database(str(path))
         with db.transaction() as w:
-            w.execute("DELETE FROM api_requests")
+            w.execute("DELETE FROM api_request_log")
+            w.execute("DELETE FROM api_request_contexts")
         db.close()
 
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from snowfield.routing.table import WEBSOCKET, Route, RouteTable, methods
+
+GET_POST = methods("GET", "POST")
 
 
 def scope(path: str, method: str = "GET", **extra: Any) -> dict[str, Any]:
@@ -50,3 +54,23 @@ def test_root_path_and_redirects() -> None:
     assert TABLE.redirect(scope("/post/", "GET", **served)) == "http://127.0.0.1:8080/post?a=1"
     assert TABLE.redirect(scope("/nothing/", **served)) is None
     assert TABLE.redirect(scope("/", **served)) is None
+
+
+def test_remembered_matches_answer_as_the_first_time() -> None:
+    """A templated path resolves the same when asked again (remembered), per method, with
+    parameters no caller can alter; past the bound it starts over, and a path too long to
+    remember is matched each time."""
+    table = RouteTable([Route("/v1/chains/{chainId}", "chain"), Route("/p/{x}", "p", GET_POST)])
+    first = table.resolve(scope("/v1/chains/7"))
+    again = table.resolve(scope("/v1/chains/7"))
+    assert again == first and again.allowed and dict(again.params) == {"chainId": "7"}
+    assert not table.resolve(scope("/v1/chains/7", "POST")).allowed
+    assert table.resolve(scope("/v1/chains/7")).allowed  # the refusal did not replace it
+    with pytest.raises(TypeError):
+        again.params["chainId"] = "8"  # type: ignore[index]
+    seen = [table.resolve(scope(f"/p/{n}", "POST")) for n in range(5_000)]
+    assert all(m.allowed and m.params["x"] == str(n) for n, m in enumerate(seen))
+    assert table.resolve(scope("/p/3", "POST")).params["x"] == "3"
+    long = "/p/" + "x" * 300
+    assert table.resolve(scope(long)).params["x"] == "x" * 300
+    assert table.resolve(scope("/v1/nothing/at/all")).route is None

@@ -153,6 +153,25 @@ def test_tokens_round_trip_and_bind_their_scope(
         PageTokens("other secret").decode(token, scope)
 
 
+def test_tokens_remembered_answer_as_the_first_time() -> None:
+    """Made and read tokens are remembered by scope: a second encoding is the same token, a
+    token read under one scope is still refused under another and a refused one stays
+    refused; past the cache's bound it starts over and still answers the same."""
+    tokens = PageTokens(b"k" * 32)
+    scope = {"op": "listTransactions", "address": "0xa", "sortOrder": "desc"}
+    token = tokens.encode(scope, (9, "x"))
+    assert tokens.encode(dict(reversed(scope.items())), (9, "x")) == token
+    for _ in range(2):
+        assert tokens.decode(token, scope) == (9, "x")
+        with pytest.raises(InvalidParams, match="pageToken"):
+            tokens.decode(token, {**scope, "address": "0xb"})
+        with pytest.raises(InvalidParams, match="pageToken"):
+            tokens.decode(token[:-1] + ("A" if token[-1] != "A" else "B"), scope)
+    made = [tokens.encode(scope, (n,)) for n in range(5_000)]
+    assert [tokens.decode(t, scope) for t in made[:10]] == [(n,) for n in range(10)]
+    assert PageTokens(b"k" * 32).encode(scope, (4_999,)) == made[-1]
+
+
 _TOKEN_CHARS = st.characters(codec="ascii") | st.sampled_from("+/=.-_AQgwBCDE")
 
 

@@ -4,6 +4,12 @@ leaves them alone: an export is a file of what the index held when it ran."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
 EXPORT_TABLES: tuple[str, ...] = (
     # One row per export job. `request` is the request body as accepted (JSON); `key_id` the
     # API key that asked (NULL: anonymous); `status` RUNNING | COMPLETED |
@@ -34,28 +40,119 @@ EXPORT_TABLES: tuple[str, ...] = (
         PRIMARY KEY (job_id, seq))""",
 )
 
-USAGE_TABLES: tuple[str, ...] = (
-    # One row per request answered. `at_ms`: when it arrived (Unix ms); `key_id`/`key_name` the
-    # API key it was admitted with (NULL: anonymous or refused); `request_type` data | rpc;
-    # `path` as requested (no query); `route` the template it matched ("" when none);
-    # `chain_id` its chainId path parameter when it had one; `latency_ms` from arrival to the
-    # last byte handed to the server; `credits` the compute units it was charged.
-    """CREATE TABLE IF NOT EXISTS api_requests (
-        log_id TEXT PRIMARY KEY,
+# The request log (store/usage_log.py): one compact row per request answered, clustered by
+# (key, time, sequence) on SQLite; what many requests share is one row of
+# api_request_contexts. `key_id`: the API key it was admitted with ('' when anonymous or
+# refused); `at_ms`: when it arrived (Unix ms); `seq`: the writing process's 31-bit tag and a
+# 32-bit counter (log id: both in hex); `path` as requested (no query); `chain_id` its chainId
+# path parameter when it had one; `latency_ms` from arrival to the last byte handed to the
+# server; `credits` the compute units it was charged. A context's `request_type` is data | rpc,
+# `route` the template the request matched ("" when none).
+API_REQUEST_LOG = """CREATE TABLE IF NOT EXISTS api_request_log (
+        key_id TEXT NOT NULL,
         at_ms BIGINT NOT NULL,
-        key_id TEXT,
+        seq BIGINT NOT NULL,
+        context BIGINT NOT NULL,
+        path TEXT NOT NULL,
+        status BIGINT NOT NULL,
+        chain_id TEXT,
+        latency_ms DOUBLE PRECISION NOT NULL,
+        credits BIGINT NOT NULL,
+        PRIMARY KEY (key_id, at_ms, seq)) WITHOUT ROWID"""
+API_REQUEST_CONTEXTS = """CREATE TABLE IF NOT EXISTS api_request_contexts (
+        id BIGINT PRIMARY KEY,
         key_name TEXT,
         request_type TEXT NOT NULL,
         method TEXT NOT NULL,
-        path TEXT NOT NULL,
         route TEXT NOT NULL,
-        status BIGINT NOT NULL,
-        chain_id TEXT,
         rpc_method TEXT,
-        latency_ms DOUBLE PRECISION NOT NULL,
-        credits BIGINT NOT NULL,
         ip TEXT NOT NULL,
         host TEXT NOT NULL,
-        user_agent TEXT NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS api_requests_by_key ON api_requests (key_id, at_ms, log_id)",
+        user_agent TEXT NOT NULL)"""
+USAGE_TABLES: tuple[str, ...] = (API_REQUEST_LOG, API_REQUEST_CONTEXTS)
+
+_ID_BITS = 63  # a context id is a positive BIGINT
+CONTEXT_COLUMNS = "key_name, request_type, method, route, rpc_method, ip, host, user_agent"
+
+
+def context_hash(context: Sequence[str | None]) -> int:
+    """A context's first candidate id (api_request_contexts' columns in order): the same in
+    every process, so that processes sharing a store agree without asking each other."""
+    digest = hashlib.blake2b(orjson.dumps(list(context)), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> (64 - _ID_BITS)
+
+
+def store_context(w: Any, context: Sequence[str | None]) -> int:
+    """The id of `context` in api_request_contexts, stored under its hash unless another
+    context holds that id (then the next free one)."""
+    cid = context_hash(context)
+    wanted = tuple(context)
+    while True:
+        w.execute(
+            f"INSERT INTO api_request_contexts (id, {CONTEXT_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            (cid, *wanted),
+        )
+        stored = w.query(f"SELECT {CONTEXT_COLUMNS} FROM api_request_contexts WHERE id = ?", (cid,))
+        if tuple(stored[0]) == wanted:
+            return cid
+        cid = (cid + 1) % 2**_ID_BITS
+
+
+_OLD_COLUMNS = (
+    f"log_id, key_id, at_ms, path, status, chain_id, latency_ms, credits, {CONTEXT_COLUMNS}"
 )
+
+
+def copy_request_log(w: Any) -> None:
+    """Schema 26: the rows of api_requests (one wide row per request, schema 16-25) into
+    api_request_log and api_request_contexts, then api_requests goes. A log id of the
+    service's own making (12 + 16 hex digits) keeps its sequence number, so apiLogs shows the
+    same ids; any other gets one past the service's range (2^63 - n)."""
+    if not has_table(w, "api_requests"):
+        return
+    contexts: dict[tuple[Any, ...], int] = {}
+    after = ""
+    other = 2**63
+    while True:
+        rows = w.query(
+            f"SELECT {_OLD_COLUMNS} FROM api_requests WHERE log_id > ? ORDER BY log_id LIMIT 10000",
+            (after,),
+        )
+        if not rows:
+            break
+        out = []
+        for r in rows:
+            context = tuple(r[8:])
+            cid = contexts.get(context)
+            if cid is None:
+                cid = contexts[context] = store_context(w, context)
+            log_id = str(r[0])
+            if len(log_id) == 28 and all(ch in "0123456789abcdef" for ch in log_id):
+                seq = int(log_id[12:], 16)
+            else:
+                other -= 1
+                seq = other
+            key_id = "" if r[1] is None else r[1]
+            out.append((key_id, r[2], seq, cid, r[3], r[4], r[5], r[6], r[7]))
+        w.executemany(
+            "INSERT INTO api_request_log (key_id, at_ms, seq, context, path, status, chain_id,"
+            " latency_ms, credits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            out,
+        )
+        after = str(rows[-1][0])
+    w.execute("DROP TABLE api_requests")
+
+
+def has_table(w: Any, table: str) -> bool:
+    if w.dialect == "sqlite":
+        return bool(
+            w.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
+        )
+    return bool(
+        w.query(
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema()"
+            " AND table_name = ?",
+            (table,),
+        )
+    )

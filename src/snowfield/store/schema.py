@@ -24,7 +24,7 @@ from snowfield.store.evm_schema import (
     copy_native_documents,
     reread_evm_chains,
 )
-from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES
+from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES, copy_request_log
 from snowfield.store.p_genesis_schema import P_GENESIS_TABLES
 from snowfield.store.p_holdings_schema import P_BALANCE_ROWS, P_HOLDINGS
 from snowfield.store.p_holdings_schema import rebuild as rebuild_p_holdings
@@ -44,7 +44,7 @@ from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 23
+SCHEMA_VERSION = 26
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -451,6 +451,9 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     ),
     # The P-Chain's unspent UTXOs by owner and their balance rows (store/p_holdings.py).
     23: (*P_HOLDINGS, *P_BALANCE_ROWS, rebuild_p_holdings),
+    # The request log as compact rows beside their shared contexts (store/usage_log.py): the
+    # rows of api_requests move over, keeping their log ids.
+    26: (*USAGE_TABLES, copy_request_log),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
