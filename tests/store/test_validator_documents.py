@@ -70,7 +70,7 @@ def _assert_kept(db: Database) -> None:
         assert stored[tx][2].encode() == document, tx
     page = validator_documents.page(db, P, PRIMARY, desc=False, after=None, limit=100)
     assert page is not None
-    assert [r[2] for r in page] == [fresh[r[1]] for r in page]
+    assert [r[2].encode() for r in page] == [fresh[r[1]] for r in page]
 
 
 def _status(db: Database, tx: str) -> str:

@@ -30,7 +30,7 @@ answer never depends on whether the writer caught up. The P-Chain index is never
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 import orjson
@@ -137,9 +137,9 @@ def page(
     desc: bool,
     after: tuple[int, str] | None,
     limit: int,
-) -> list[tuple[int, str, bytes]] | None:
+) -> list[tuple[int, str, str]] | None:
     """validator_queries.stakers' listing (same filter, order and keys) as (start time, tx id,
-    entry bytes); None when an entry of the first `limit - 1` is missing or does not hold at
+    entry JSON text); None when an entry of the first `limit - 1` is missing or does not hold at
     the chain time (render those from the rows). Fetch limit + 1 for a page."""
     now = chain_time(db, pchain) or 0
     tail, params = listing(f, now, desc=desc, after=after, limit=limit)
@@ -147,9 +147,8 @@ def page(
     ended = ""
     if f.statuses:
         ended = " LEFT JOIN p_txs e ON e.pchain = s.pchain AND e.tx_id = s.ended_tx"
-    document = "CAST(d.document AS BLOB)" if db.dialect == "sqlite" else "d.document"
     rows = db.query(
-        f"SELECT s.start_time, s.tx_id, d.valid_from, d.valid_until, {document} FROM p_stakers s"
+        "SELECT s.start_time, s.tx_id, d.valid_from, d.valid_until, d.document FROM p_stakers s"
         f"{ended} LEFT JOIN p_validator_documents d ON d.pchain = s.pchain"
         f" AND d.tx_id = s.tx_id{tail}",
         [pchain, *params],
@@ -157,6 +156,10 @@ def page(
     shown = rows[: limit - 1]  # the last row only tells that more exist
     if any(r[2] is None or not r[2] <= now < r[3] for r in shown):
         return None
-    if db.dialect == "sqlite":
-        return [(int(r[0]), str(r[1]), r[4]) for r in rows]
-    return [(int(r[0]), str(r[1]), str(r[4]).encode()) for r in rows]
+    return [(int(r[0]), str(r[1]), r[4]) for r in rows]
+
+
+def joined(documents: Sequence[str]) -> orjson.Fragment:
+    """A JSON array of stored entries, for orjson to embed verbatim. Joined as text: SQLite
+    hands text out without the copy a CAST to BLOB makes (a third of the page query's time)."""
+    return orjson.Fragment("[" + ",".join(documents) + "]")

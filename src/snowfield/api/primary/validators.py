@@ -15,7 +15,6 @@ from snowfield.api.primary.primary_network import NETWORK_PATH, NODE_IDS, indexe
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import NodeID
 from snowfield.store import primary_queries, validator_documents, validator_queries
-from snowfield.store.p_holdings import joined
 from snowfield.store.pagination import page_of
 from snowfield.store.validator_entries import Figures, entries
 from snowfield.store.validator_queries import PRIMARY_SUBNET, StakerFilter, StakerView
@@ -104,7 +103,8 @@ async def _page(ctx: Context, pchain: str, f: StakerFilter, desc: bool, limit: i
     )
     if stored is not None:
         cut = page_of(stored, limit, lambda r: (r[0], r[1]))
-        return {**ctx.next_page(cut), "validators": joined([r[2] for r in cut.items])}
+        listed = validator_documents.joined([r[2] for r in cut.items])
+        return {**ctx.next_page(cut), "validators": listed}
     m = await ctx.run(
         validator_queries.measured, ctx.db, pchain, f, desc=desc, after=key, limit=limit + 1
     )
