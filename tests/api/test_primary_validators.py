@@ -23,6 +23,7 @@ from snowfield.store import primary, validator_documents
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
 from snowfield.store.validator_queries import StakerFilter
+from snowfield.store.validator_schema import BUMP_GENERATION
 from snowfield.store.writes import upsert_chain
 from snowfield.testing import RunningNode, database_urls, open_database, serve_asgi, serve_devnet
 from snowfield.workload.platform_demo import PlatformDemoReport, demo_secret, run_platform_demo
@@ -266,6 +267,7 @@ def test_stored_entries_answer_as_the_rows_do(indexed: Indexed) -> None:
     stored = [_raw_pages(url, params) for url, params in asked]
     with db.transaction() as w:  # every entry to render again: the reader renders the rows
         w.execute("UPDATE p_validator_documents SET valid_until = 0")
+        w.execute(BUMP_GENERATION, (net.pchain,))  # and no kept answer is served
     assert validator_documents.page(db, net.pchain, everything, desc=False, after=None,
                                     limit=10_000) is None  # fmt: skip
     try:

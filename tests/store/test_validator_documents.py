@@ -24,6 +24,10 @@ P = PRIMARY_SUBNET  # the P-Chain's id is the primary network's subnet id
 AVAX = "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe"
 OWNER = "local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 PRIMARY = StakerFilter(("VALIDATOR",), PRIMARY_SUBNET)
+NODE_A, NODE_B = (
+    "NodeID-6Jswqk47s9PUcyCc88MMVwzgvHQxfLnA",
+    "NodeID-BcktgV7EjHmxEwQDFFhhztzNqZnE4rMt",
+)
 
 
 def _staker(tx: str, kind: str, node: str, start: int, end: int, amount: int) -> StakerRow:
@@ -83,10 +87,10 @@ def staked(db: Database) -> Database:
     another node, 6000-9000."""
     primary.record_network(db, primary.PrimaryNetwork(P, 12345, "local", None, None, AVAX))
     block = _block(1, 1000, [
-        _staker("v1", "VALIDATOR", "NodeID-A", 1000, 5000, 2_000 * 10**9),
-        _staker("d1", "DELEGATOR", "NodeID-A", 1500, 3000, 25 * 10**9),
-        _staker("d2", "DELEGATOR", "NodeID-A", 2000, 4000, 30 * 10**9),
-        _staker("v2", "VALIDATOR", "NodeID-B", 6000, 9000, 3_000 * 10**9),
+        _staker("v1", "VALIDATOR", NODE_A, 1000, 5000, 2_000 * 10**9),
+        _staker("d1", "DELEGATOR", NODE_A, 1500, 3000, 25 * 10**9),
+        _staker("d2", "DELEGATOR", NODE_A, 2000, 4000, 30 * 10**9),
+        _staker("v2", "VALIDATOR", NODE_B, 6000, 9000, 3_000 * 10**9),
     ])  # fmt: skip
     potential = {"v1": 500, "d1": 70, "d2": 90, "v2": 600}
     primary.write_blocks(db, P, [block], 1, potential=potential)
@@ -121,7 +125,7 @@ def test_the_reader_declines_an_entry_out_of_its_window(staked: Database) -> Non
 def test_an_observation_renders_the_active_entries_again(staked: Database) -> None:
     db = staked
     primary.record_chain_time(db, P, 2500)
-    seen = [Observation("v1", "NodeID-A", "87.5", True, "avalanchego/1.13.0")]
+    seen = [Observation("v1", NODE_A, "87.5", True, "avalanchego/1.13.0")]
     validator_state.record(db, P, seen, [], (10**18, 4_000 * 10**9, 7))
     # Until the observer's refresh, the active entries are not read (their figures moved).
     assert validator_documents.page(db, P, PRIMARY, desc=False, after=None, limit=100) is None
@@ -155,8 +159,8 @@ def test_a_store_of_schema_23_renders_its_entries(
     with open_database(_url(kind, tmp_path_factory.mktemp("s24"))) as db:
         primary.record_network(db, primary.PrimaryNetwork(P, 12345, "local", None, None, AVAX))
         block = _block(1, 1000, [
-            _staker("v1", "VALIDATOR", "NodeID-A", 1000, 5000, 2_000 * 10**9),
-            _staker("d1", "DELEGATOR", "NodeID-A", 1500, 3000, 25 * 10**9),
+            _staker("v1", "VALIDATOR", NODE_A, 1000, 5000, 2_000 * 10**9),
+            _staker("d1", "DELEGATOR", NODE_A, 1500, 3000, 25 * 10**9),
         ])  # fmt: skip
         primary.write_blocks(db, P, [block], 1, potential={"v1": 5, "d1": 1})
         with db.transaction() as w:

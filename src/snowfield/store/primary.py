@@ -24,6 +24,7 @@ from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
 from snowfield.store.primary_schema import OWNER_INSERT, owner_rows, split_list
+from snowfield.store.validator_schema import BUMP_GENERATION
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +105,9 @@ def record_chain_time(db: Database, pchain: str, unix: int) -> None:
     """The node's P-Chain time at the last sync: who is current is judged against it."""
     with db.transaction() as w:
         w.execute("UPDATE primary_networks SET chain_time = ? WHERE pchain = ?", (unix, pchain))
-        # The validators list's entries whose window the new time leaves.
+        # The validators list's entries whose window the new time leaves; its answers move.
         validator_documents.refresh(w, pchain)
+        w.execute(BUMP_GENERATION, (pchain,))
 
 
 def checkpoint(db: Database, pchain: str) -> PCheckpoint | None:
@@ -211,6 +213,7 @@ def _write_validations(
     )
     validator_documents.render_nodes(w, pchain, nodes)
     validator_documents.refresh(w, pchain)
+    w.execute(BUMP_GENERATION, (pchain,))  # the list's answers may move with any block
 
 
 def _touched(blocks: Sequence[BlockRows]) -> set[str]:

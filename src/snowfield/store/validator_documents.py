@@ -129,6 +129,12 @@ def refresh_store(db: Database, pchain: str) -> int:
     return total
 
 
+def generation(db: Database, pchain: str) -> int:
+    """The store's generation of the validators list's answers (0 before any change)."""
+    rows = db.query("SELECT generation FROM p_validator_generation WHERE pchain = ?", (pchain,))
+    return int(rows[0][0]) if rows else 0
+
+
 def page(
     db: Database,
     pchain: str,

@@ -97,6 +97,18 @@ P_VALIDATOR_DOCUMENTS: tuple[str, ...] = (
     " ON p_validator_documents (pchain, valid_from)",
     "CREATE INDEX IF NOT EXISTS p_validator_documents_by_status"
     " ON p_validator_documents (pchain, status)",
+    # A counter that moves in every transaction that may change a validators list's answer
+    # (blocks, a chain time, an observation): the data service keeps answers by it
+    # (api/primary/validator_pages.py).
+    """CREATE TABLE IF NOT EXISTS p_validator_generation (
+        pchain TEXT PRIMARY KEY,
+        generation BIGINT NOT NULL)""",
+)
+
+# The generation's move, in the transaction of the change.
+BUMP_GENERATION = (
+    "INSERT INTO p_validator_generation (pchain, generation) VALUES (?, 1)"
+    " ON CONFLICT (pchain) DO UPDATE SET generation = p_validator_generation.generation + 1"
 )
 
 # Schema 24 on an older store: every validation gets an entry to render (an empty window),

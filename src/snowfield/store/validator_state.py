@@ -14,6 +14,7 @@ from typing import Any
 from snowfield.store import sql, webhook_validators
 from snowfield.store.database import Database
 from snowfield.store.primary_queries import Reads
+from snowfield.store.validator_schema import BUMP_GENERATION
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +95,7 @@ def record(
             "UPDATE p_validator_documents SET valid_until = 0 WHERE pchain = ? AND status = ?",
             (pchain, "active"),
         )
+        w.execute(BUMP_GENERATION, (pchain,))  # and the list's answers move
         if supply is not None:
             w.execute(
                 "INSERT INTO p_supply (pchain, supply, stake, height) VALUES (?, ?, ?, ?)"

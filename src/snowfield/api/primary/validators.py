@@ -11,11 +11,13 @@ from typing import Any
 
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
-from snowfield.api.primary.primary_network import NETWORK_PATH, NODE_IDS, indexed_network
+from snowfield.api.primary import validator_pages
+from snowfield.api.primary.primary_network import NETWORK_PATH, NODE_IDS
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import NodeID
 from snowfield.store import primary_queries, validator_documents, validator_queries
 from snowfield.store.pagination import page_of
+from snowfield.store.primary import PrimaryNetwork
 from snowfield.store.validator_entries import Figures, entries
 from snowfield.store.validator_queries import PRIMARY_SUBNET, StakerFilter, StakerView
 
@@ -153,7 +155,10 @@ _DERIVED = ("minDelegationCapacity", "maxDelegationCapacity", "minUptimePerforma
 
 
 async def list_validators(ctx: Context) -> Json:
-    net = await indexed_network(ctx)
+    return await validator_pages.kept(ctx, "listValidators", _list)
+
+
+async def _list(ctx: Context, net: PrimaryNetwork) -> Json:
     now = 0  # the chain time, read first only when a filter is relative to it
     if any(ctx.args.get(n) is not None for n in TIME_NAMES) or ctx.args["sortBy"] != "blockIndex":
         time_now = await ctx.run(primary_queries.chain_time, ctx.db, net.pchain)
@@ -190,7 +195,10 @@ async def list_validators(ctx: Context) -> Json:
 
 
 async def get_validator(ctx: Context) -> Json:
-    net = await indexed_network(ctx)
+    return await validator_pages.kept(ctx, "getSingleValidatorDetails", _one)
+
+
+async def _one(ctx: Context, net: PrimaryNetwork) -> Json:
     status = ctx.args.get("validationStatus")
     f = StakerFilter(
         ("VALIDATOR", "SUBNET_VALIDATOR"),

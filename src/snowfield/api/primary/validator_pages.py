@@ -1,0 +1,59 @@
+"""The validators list's answers kept by their arguments for one store generation
+(p_validator_generation, which the writer moves with every block, chain time and observation):
+a page asked again before the next change is one small read, not the page's.
+
+Why on top of the stored entries (store/validator_documents.py): with them a page is one index
+range joined as text, but the handler still costs about as much as the framework around it
+(the page query, the chain time, the page token signed again); bench/primary_validators.py
+measured, same runs: stored entries 34-43% of the hello world, with these answers on top
+see the commit that added this module. A cold answer after a sync costs one stored-entry page.
+
+Each process keeps its own, per database object and P-Chain. Only answers computed from a
+generation still current when they are done are kept (a PostgreSQL read may interleave with a
+writer's commit); an answer read after the generation moved is newer, never older, than it."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from snowfield.api.operation import Context, Json
+from snowfield.api.primary.primary_network import indexed_network
+from snowfield.store import validator_documents
+from snowfield.store.database import Database
+from snowfield.store.primary import PrimaryNetwork
+
+LIMIT = 4_096  # answers kept per P-Chain at most (cleared when full: arguments are unbounded)
+Answer = Callable[[Context, PrimaryNetwork], Awaitable[Json]]
+
+
+class _Kept:
+    """The answers of one generation."""
+
+    def __init__(self) -> None:
+        self.generation = -1
+        self.answers: dict[Any, Json] = {}
+
+
+_KEPT: weakref.WeakKeyDictionary[Database, dict[str, _Kept]] = weakref.WeakKeyDictionary()
+
+
+async def kept(ctx: Context, operation: str, answer: Answer) -> Json:
+    """`answer`'s answer to this request, computed once per store generation. A page token
+    that failed to decode raised before an answer was kept: a kept one was valid (its MAC
+    binds the same arguments)."""
+    net = await indexed_network(ctx)
+    generation = await ctx.run(validator_documents.generation, ctx.db, net.pchain)
+    mine = _KEPT.setdefault(ctx.db, {}).setdefault(net.pchain, _Kept())
+    if generation != mine.generation:
+        mine.generation, mine.answers = generation, {}
+    key = (operation, tuple(sorted((name, repr(value)) for name, value in ctx.args.items())))
+    found = mine.answers.get(key)
+    if found is None:
+        found = await answer(ctx, net)
+        if generation == mine.generation:
+            if len(mine.answers) >= LIMIT:
+                mine.answers.clear()
+            mine.answers[key] = found
+    return dict(found)  # the caller's own (the stored entries inside are immutable)
