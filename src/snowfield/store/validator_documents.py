@@ -1,17 +1,20 @@
 """The validators list's entries as stored documents (schema 24, issue 30 "Fast"): one row per
 validation with its entry (store/validator_entries.py) and the chain times it holds at, so
-that a page is one index range of p_stakers joined to its documents as bytes.
+that a page is one index range of p_stakers joined to its documents as text.
 
 Why: a page was rendered per request from its stakers, their node's delegations, the paid
-rewards and the node's observation (five queries and a render for each entry): 7-10% of a
-hello world serving the same bytes (bench/primary_validators.py). Measured alternatives, same
-run, in-process requests/s of the first 100 pages (bench store, 2,000 validators):
-- rendered per request (before): ~0.9-1.2 ms a page;
-- these documents, joined as bytes: see the module's commit / README figures;
-- a page cache keyed by (filters, page) and a store generation: bounded by the framework's
-  own cost (a handler answering a constant page: ~0.11-0.15 ms), but every sync moves the
-  chain time, hence the generation, and empties it; the documents survive syncs (only the
-  entries whose window the new time leaves are rendered again).
+rewards and the node's observation (five queries and a render for each entry): 11-18% of a
+Starlette hello world serving the same bytes (bench/primary_validators.py, 3 runs). Measured,
+same machine and runs (2 shared, loaded cores: ratios spread widely):
+- rendered per request (before): ~1.0 ms of handler a page in-process;
+- these documents, a page one index range joined as text: 34-46% (8 runs), ~0.10 ms
+  in-process, of which the page query ~30 us (a CAST to BLOB made it ~40);
+- with the answers kept by store generation on top (api/primary/validator_pages.py):
+  33-61% (3 runs; one more at 107%, the hello world's bad moment), ~0.065 ms in-process,
+  the framework's own floor (a handler answering a constant page: 0.062-0.075 ms);
+- a page cache alone (arguments to answer, never invalidated: the upper bound of a cache):
+  59% and 84%. Alone it would render every page per request again after each sync (a sync
+  moves the chain time every few seconds); the documents make that miss one query.
 
 An entry depends on the chain time only at its start, its end and its delegations' (its
 window); on the rows of its staking tx, its node's delegations and its paid rewards; and, while
@@ -24,6 +27,9 @@ transactions that change those:
 - validator_state.record (an observation) marks the active entries to render again
   (`valid_until` 0, plain SQL: that module sits below this one); the observer then calls
   `refresh`.
+Each of those also moves p_validator_generation, by which the data service keeps answers. The
+cost: bench/primary_validators.py's store (6,000 staking txs, nothing else) is written in
+~2.9 s instead of ~1.8 s.
 A reader that meets an entry outside its window (or none) renders the page from the rows, so an
 answer never depends on whether the writer caught up. The P-Chain index is never unwound
 (store/primary_schema.py): no rows go, so no document outlives its staker."""
