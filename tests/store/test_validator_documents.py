@@ -173,3 +173,18 @@ def test_a_store_of_schema_23_renders_its_entries(
         assert validator_documents.page(db, P, PRIMARY, desc=False, after=None, limit=10) is None
         primary.record_chain_time(db, P, 2000)  # the writer's next sync renders it
         _assert_kept(db)
+
+
+def test_a_batch_written_again_leaves_the_entries_as_the_rows(staked: Database) -> None:
+    """The P-Chain index never unwinds (store/primary_schema.py); what comes closest is a batch
+    written again after a restart (its rows already there): the entries stay the rows'."""
+    db = staked
+    primary.record_chain_time(db, P, 2500)
+    before = _from_rows(db)
+    again = _block(1, 1000, [
+        _staker("v1", "VALIDATOR", NODE_A, 1000, 5000, 2_000 * 10**9),
+        _staker("d1", "DELEGATOR", NODE_A, 1500, 3000, 25 * 10**9),
+    ])  # fmt: skip
+    primary.write_blocks(db, P, [again], 1, potential={"v1": 500, "d1": 70})
+    _assert_kept(db)
+    assert _from_rows(db) == before
