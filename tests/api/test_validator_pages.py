@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from snowfield.api.app import create_data_app
+from snowfield.api.primary import validator_pages
 from snowfield.store import primary, validator_state
 from snowfield.store.database import Database
 from snowfield.store.validator_state import Observation
@@ -61,3 +63,19 @@ def test_kept_answers_follow_the_writer(staked: Database) -> None:  # noqa: F811
         forged = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
         refused = httpx.get(f"{api}{NET}/validators", params={"pageSize": 1, "pageToken": forged})
         assert refused.status_code == 400
+
+
+def test_kept_answers_stay_within_their_budget(
+    staked: Database,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    db = staked
+    primary.record_chain_time(db, P, 2500)
+    with serve_asgi(create_data_app(db)) as api:
+        whole = _get(api, "/validators").content
+        monkeypatch.setattr(validator_pages, "BUDGET", len(whole) + 10)
+        pages = [_get(api, "/validators", pageSize=1).content for _ in range(2)]
+        assert pages[0] == pages[1]
+        assert _get(api, "/validators").content == whole  # kept again after a clear
+        (kept,) = validator_pages._KEPT[db].values()
+        assert 0 < kept.size <= len(whole) + 10 and len(kept.answers) == 1

@@ -19,22 +19,33 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import orjson
+
 from snowfield.api.operation import Context, Json
 from snowfield.api.primary.primary_network import indexed_network
 from snowfield.store import validator_documents
 from snowfield.store.database import Database
 from snowfield.store.primary import PrimaryNetwork
 
-LIMIT = 4_096  # answers kept per P-Chain at most (cleared when full: arguments are unbounded)
+BUDGET = 16 * 2**20  # bytes of answers kept per P-Chain at most (arguments are unbounded)
 Answer = Callable[[Context, PrimaryNetwork], Awaitable[Json]]
 
 
 class _Kept:
-    """The answers of one generation."""
+    """The answers of one generation, as their fields' JSON (bytes, counted against BUDGET)."""
 
     def __init__(self) -> None:
         self.generation = -1
         self.answers: dict[Any, Json] = {}
+        self.size = 0
+
+    def keep(self, key: Any, answer: Json) -> None:
+        parts = {name: orjson.dumps(value) for name, value in answer.items()}
+        size = sum(len(part) for part in parts.values())
+        if self.size + size > BUDGET:
+            self.answers, self.size = {}, 0
+        self.answers[key] = {name: orjson.Fragment(part) for name, part in parts.items()}
+        self.size += size
 
 
 _KEPT: weakref.WeakKeyDictionary[Database, dict[str, _Kept]] = weakref.WeakKeyDictionary()
@@ -48,13 +59,12 @@ async def kept(ctx: Context, operation: str, answer: Answer) -> Json:
     generation = await ctx.run(validator_documents.generation, ctx.db, net.pchain)
     mine = _KEPT.setdefault(ctx.db, {}).setdefault(net.pchain, _Kept())
     if generation != mine.generation:
-        mine.generation, mine.answers = generation, {}
+        mine.generation, mine.answers, mine.size = generation, {}, 0
     key = (operation, tuple(sorted((name, repr(value)) for name, value in ctx.args.items())))
     found = mine.answers.get(key)
-    if found is None:
-        found = await answer(ctx, net)
-        if generation == mine.generation:
-            if len(mine.answers) >= LIMIT:
-                mine.answers.clear()
-            mine.answers[key] = found
-    return dict(found)  # the caller's own (the stored entries inside are immutable)
+    if found is not None:
+        return dict(found)  # the caller's own
+    computed = await answer(ctx, net)
+    if generation == mine.generation:  # still current: no change committed in between
+        mine.keep(key, computed)
+    return computed
