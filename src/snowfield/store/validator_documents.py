@@ -3,15 +3,15 @@ validation with its entry (store/validator_entries.py) and the chain times it ho
 that a page is one index range of p_stakers joined to its documents as text.
 
 Why: a page was rendered per request from its stakers, their node's delegations, the paid
-rewards and the node's observation (five queries and a render for each entry): 11-18% of a
-Starlette hello world serving the same bytes (bench/primary_validators.py, 3 runs). Measured,
-same machine and runs (2 shared, loaded cores: ratios spread widely):
-- rendered per request (before): ~1.0 ms of handler a page in-process;
-- these documents, a page one index range joined as text: 34-46% (8 runs), ~0.10 ms
+rewards and the node's observation (five queries and a render for each entry): 11-19% of a
+Starlette hello world serving the same bytes (bench/primary_validators.py, 7 runs). Measured,
+same machine and sessions (2 shared, loaded cores: the hello world itself spread 2.4k-15k req/s):
+- rendered per request (before): 11-19% (7 runs), ~1.0 ms of handler a page in-process;
+- these documents, a page one index range joined as text: 34-57% (10 runs), ~0.10 ms
   in-process, of which the page query ~30 us (a CAST to BLOB made it ~40);
 - with the answers kept by store generation on top (api/primary/validator_pages.py):
-  33-61% (3 runs; one more at 107%, the hello world's bad moment), ~0.065 ms in-process,
-  the framework's own floor (a handler answering a constant page: 0.062-0.075 ms);
+  33-73% (11 runs, median 53%; one more at 107%), ~0.065 ms in-process, the framework's own
+  floor (a handler answering a constant page: 0.062-0.075 ms);
 - a page cache alone (arguments to answer, never invalidated: the upper bound of a cache):
   59% and 84%. Alone it would render every page per request again after each sync (a sync
   moves the chain time every few seconds); the documents make that miss one query.

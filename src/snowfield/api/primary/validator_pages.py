@@ -4,10 +4,10 @@ a page asked again before the next change is one small read, not the page's.
 
 Why on top of the stored entries (store/validator_documents.py): with them a page is one index
 range joined as text, but the handler still cost more than the framework around it (the chain
-time and page queries, the page token signed again): 34-46% of the hello world in
-bench/primary_validators.py; with these answers 33-61% in the same runs (the machine's noise),
-the handler at the framework's floor in-process. A cold answer after a change costs one
-stored-entry page.
+time and page queries, the page token signed again): 34-57% of the hello world in
+bench/primary_validators.py; with these answers 33-73% (median 53%) in the same sessions (the
+machine's noise), the handler at the framework's floor in-process. A cold answer after a change
+costs one stored-entry page.
 
 Each process keeps its own, per database object and P-Chain. Only answers computed from a
 generation still current when they are done are kept (a PostgreSQL read may interleave with a
