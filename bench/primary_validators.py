@@ -24,7 +24,7 @@ from types import ModuleType
 
 import orjson
 
-from snowfield.store import primary, validator_state
+from snowfield.store import primary, validator_documents, validator_state
 from snowfield.store.database import Database
 from snowfield.store.primary_rows import BlockRows, StakerRow, TxRow
 from snowfield.store.schema import TABLES
@@ -91,6 +91,8 @@ def store(pa: ModuleType) -> Path:
     ]
     stake = VALIDATORS * (2_000 + DELEGATORS * 25) * 10**9
     validator_state.record(db, pa.PCHAIN, seen, [], (720 * 10**15, stake, VALIDATORS))
+    # As the indexer's observer does next: the entries the observation changed.
+    validator_documents.refresh_store(db, pa.PCHAIN)
     db.close()
     partial.rename(path)
     return path

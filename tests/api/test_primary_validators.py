@@ -19,8 +19,11 @@ from snowfield.api.gate import RatePolicy
 from snowfield.api.site import ExplorerConfig
 from snowfield.formats.hexcheck import decode_hex
 from snowfield.formats.platform.components import UTXO
+from snowfield.store import primary, validator_documents
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
+from snowfield.store.validator_queries import StakerFilter
+from snowfield.store.validator_schema import BUMP_GENERATION
 from snowfield.store.writes import upsert_chain
 from snowfield.testing import RunningNode, database_urls, open_database, serve_asgi, serve_devnet
 from snowfield.workload.platform_demo import PlatformDemoReport, demo_secret, run_platform_demo
@@ -222,6 +225,57 @@ def test_the_demo_validator_and_delegator_completed_with_their_rewards(indexed: 
         "ListHistoricalRewardsResponse",
     )  # fmt: skip
     assert {r["utxoId"] for r in by_owner} == {r["utxoId"] for r in history}
+
+
+def _raw_pages(url: str, params: dict[str, Any]) -> list[bytes]:
+    """Every page's body as sent, through nextPageToken."""
+    out: list[bytes] = []
+    token = None
+    for _ in range(200):
+        got = httpx.get(url, params={**params, **({"pageToken": token} if token else {})})
+        assert got.status_code == 200, got.text
+        out.append(got.content)
+        token = got.json().get("nextPageToken")
+        if not token:
+            return out
+    raise AssertionError("paging did not end")
+
+
+def test_stored_entries_answer_as_the_rows_do(indexed: Indexed) -> None:
+    """The pages read from the writer's stored entries (store/validator_documents.py) equal, byte
+    for byte, the pages rendered from the rows, for every filter, order and paging the tests
+    ask; and after the sync every entry is stored and holds (the stored path is the one read)."""
+    _, api, report, db = indexed
+    (net,) = primary.networks(db)
+    everything = StakerFilter(validator_documents.VALIDATION_KINDS)
+    held = validator_documents.page(db, net.pchain, everything, desc=False, after=None,
+                                    limit=10_000)  # fmt: skip
+    assert held is not None and len(held) > 2
+    asked: list[tuple[str, dict[str, Any]]] = [
+        (f"{api}{NET}/validators", {}),
+        (f"{api}{NET}/validators", {"pageSize": 1}),
+        (f"{api}{NET}/validators", {"pageSize": 1, "sortOrder": "desc"}),
+        (f"{api}{NET}/validators", {"validationStatus": "active", "pageSize": 1}),
+        (f"{api}{NET}/validators", {"validationStatus": "completed", "pageSize": 1}),
+        (f"{api}{NET}/validators", {"validationStatus": "pending"}),
+        (f"{api}{NET}/validators", {"nodeIds": report.node_id}),
+        (f"{api}{NET}/validators", {"minFeePercentage": "2", "maxFeePercentage": "100"}),
+        (f"{api}{NET}/validators", {"subnetId": report.subnet_id, "pageSize": 1}),
+        (f"{api}{NET}/validators/{report.node_id}", {}),
+        (f"{api}{NET}/validators/{report.node_id}", {"validationStatus": "completed"}),
+    ]
+    stored = [_raw_pages(url, params) for url, params in asked]
+    with db.transaction() as w:  # every entry to render again: the reader renders the rows
+        w.execute("UPDATE p_validator_documents SET valid_until = 0")
+        w.execute(BUMP_GENERATION, (net.pchain,))  # and no kept answer is served
+    assert validator_documents.page(db, net.pchain, everything, desc=False, after=None,
+                                    limit=10_000) is None  # fmt: skip
+    try:
+        assert [_raw_pages(url, params) for url, params in asked] == stored
+    finally:
+        validator_documents.refresh_store(db, net.pchain)  # as the writer would
+    assert validator_documents.page(db, net.pchain, everything, desc=False, after=None,
+                                    limit=10_000) == held  # fmt: skip
 
 
 def test_l1_validators_equal_get_l1_validator(indexed: Indexed) -> None:

@@ -1,5 +1,5 @@
 """The operations group's tables (export jobs and files, the request log): a store written by
-an older schema gains them at its next start, and a request log of schema 16-25 (one wide row
+an older schema gains them at its next start, and a request log of schema 16-23 (one wide row
 per request in api_requests) moves to compact rows with shared contexts, on SQLite and
 PostgreSQL."""
 
@@ -13,7 +13,7 @@ from snowfield.store.ops_schema import context_hash, has_table
 from snowfield.store.schema import SCHEMA_VERSION
 from snowfield.store.usage_log import RequestContexts, RequestFilter, RequestRow, log_id
 
-# api_requests as schemas 16 to 25 had it.
+# api_requests as schemas 16 to 23 had it.
 _OLD_LOG = (
     """CREATE TABLE api_requests (
         log_id TEXT PRIMARY KEY, at_ms BIGINT NOT NULL, key_id TEXT, key_name TEXT,
@@ -54,7 +54,7 @@ def test_an_older_store_gains_the_tables(db: Database) -> None:
     assert usage_log.requests_in(db, RequestFilter("other", 0, 2_000), limit=10) == []
 
 
-def test_a_request_log_of_schema_25_keeps_its_rows_and_ids(db: Database) -> None:
+def test_a_request_log_of_schema_23_keeps_its_rows_and_ids(db: Database) -> None:
     """Every row of the wide table reads back the same after the upgrade, log ids included
     (one not of the service's making gets a sequence number of its own); api_requests goes."""
     made = [_request(n, key_id=None if n % 4 == 0 else "k", seq=(7 << 32) + n) for n in range(40)]
@@ -69,7 +69,7 @@ def test_a_request_log_of_schema_25_keeps_its_rows_and_ids(db: Database) -> None
             ("l1", 5_000, "k", "name", "rpc", "POST", "/x", "", 200, None, "eth_call", 1.5,
              1, "::1", "h", "ua"),
         )  # fmt: skip
-        w.execute("UPDATE meta SET value = '25' WHERE key = 'schema_version'")
+        w.execute("UPDATE meta SET value = '23' WHERE key = 'schema_version'")
     db.migrate()
     assert db.meta("schema_version") == str(SCHEMA_VERSION)
     mine = [r for r in made if r.key_id == "k"]

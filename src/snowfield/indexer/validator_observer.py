@@ -12,7 +12,7 @@ from typing import Any
 
 from snowfield.errors import Unavailable
 from snowfield.rpc.client import RpcClient, RpcError
-from snowfield.store import validator_state
+from snowfield.store import validator_documents, validator_state
 from snowfield.store.database import Database
 from snowfield.store.validator_state import L1Validator, Observation
 
@@ -68,6 +68,8 @@ class ValidatorObserver:
         )
         amount = (int(supply["supply"]), stake, int(supply["height"]))
         await asyncio.to_thread(validator_state.record, db, pchain, stakers, validators, amount)
+        # The validators list's active entries, which the observation left to render again.
+        await asyncio.to_thread(validator_documents.refresh_store, db, pchain)
 
     async def _versions(self) -> dict[str, str]:
         """Each peer's version, and this node's own."""

@@ -105,7 +105,7 @@ _OLD_COLUMNS = (
 
 
 def copy_request_log(w: Any) -> None:
-    """Schema 26: the rows of api_requests (one wide row per request, schema 16-25) into
+    """Schema 24: the rows of api_requests (one wide row per request, schema 16-23) into
     api_request_log and api_request_contexts, then api_requests goes. A log id of the
     service's own making (12 + 16 hex digits) keeps its sequence number, so apiLogs shows the
     same ids; any other gets one past the service's range (2^63 - n)."""

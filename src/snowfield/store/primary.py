@@ -14,6 +14,7 @@ from snowfield.store import (
     primary_blocks,
     sql,
     staking_rollups,
+    validator_documents,
     webhook_primary,
     webhook_validators,
 )
@@ -23,6 +24,7 @@ from snowfield.store.primary_documents import render_stored
 from snowfield.store.primary_queries import STAKING_TX_TYPES
 from snowfield.store.primary_rows import BlockRows, Spend, UtxoRow
 from snowfield.store.primary_schema import OWNER_INSERT, owner_rows, split_list
+from snowfield.store.validator_schema import BUMP_GENERATION
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,7 @@ def write_genesis(db: Database, pchain: str, rows: BlockRows, potential: Mapping
         _hold(w, pchain, [rows])
         _write_potential(w, pchain, potential)
         _write_documents(w, pchain, _touched([rows]))
+        _write_validations(w, pchain, [rows], (), potential)
         w.execute("UPDATE primary_networks SET genesis_done = 1 WHERE pchain = ?", (pchain,))
 
 
@@ -102,6 +105,9 @@ def record_chain_time(db: Database, pchain: str, unix: int) -> None:
     """The node's P-Chain time at the last sync: who is current is judged against it."""
     with db.transaction() as w:
         w.execute("UPDATE primary_networks SET chain_time = ? WHERE pchain = ?", (unix, pchain))
+        # The validators list's entries whose window the new time leaves; its answers move.
+        validator_documents.refresh(w, pchain)
+        w.execute(BUMP_GENERATION, (pchain,))
 
 
 def checkpoint(db: Database, pchain: str) -> PCheckpoint | None:
@@ -135,6 +141,7 @@ def write_blocks(
         _hold(w, pchain, blocks, [u.utxo_id for _, u in rewards])
         _write_documents(w, pchain, _touched(blocks) | {u.tx_id for _, u in rewards})
         _write_potential(w, pchain, potential or {})
+        _write_validations(w, pchain, blocks, rewards, potential or {})
         l1_fees.advance(w, pchain, [_fee_block(b) for b in blocks], fees)
         # Invariant: webhook messages commit with the rows they report (store/webhook_primary.py).
         webhook_primary.enqueue(w, pchain, blocks, rewards, int(time.time() * 1000))
@@ -186,6 +193,27 @@ def _write_potential(w: Writer, pchain: str, potential: Mapping[str, int]) -> No
             f"UPDATE {table} SET potential_reward = ? WHERE pchain = ? AND tx_id = ?",
             [(str(reward), pchain, tx_id) for tx_id, reward in potential.items()],
         )
+
+
+def _write_validations(
+    w: Writer,
+    pchain: str,
+    blocks: Sequence[BlockRows],
+    rewards: Sequence[tuple[int, UtxoRow]],
+    potential: Mapping[str, int],
+) -> None:
+    """The validators list's entries (store/validator_documents.py) after the blocks' staker,
+    reward and potential-reward writes: every validation of each node they touch, then those
+    whose window the chain time leaves (with no recorded time, it is the last block's)."""
+    nodes = {s.node_id for b in blocks for s in b.stakers}
+    nodes.update(node_id for b in blocks for node_id, _, _ in b.removed)
+    ended = [staker for b in blocks for staker, _ in b.ended]
+    nodes |= validator_documents.nodes_of(
+        w, pchain, [*ended, *(u.tx_id for _, u in rewards), *potential]
+    )
+    validator_documents.render_nodes(w, pchain, nodes)
+    validator_documents.refresh(w, pchain)
+    w.execute(BUMP_GENERATION, (pchain,))  # the list's answers may move with any block
 
 
 def _touched(blocks: Sequence[BlockRows]) -> set[str]:

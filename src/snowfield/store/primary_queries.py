@@ -127,14 +127,14 @@ _NOW = (
 )
 
 
-def chain_time(db: Database, pchain: str) -> int | None:
+def chain_time(db: Reads, pchain: str) -> int | None:
     """The P-Chain's time at the last sync (else its last indexed block's); None before any."""
-    row = db.query_one(
+    rows = db.query(
         "SELECT COALESCE(n.chain_time, (SELECT MAX(timestamp) FROM p_blocks b"
         " WHERE b.pchain = n.pchain)) FROM primary_networks n WHERE n.pchain = ?",
         (pchain,),
     )
-    return None if row is None or row[0] is None else int(row[0])
+    return None if not rows or rows[0][0] is None else int(rows[0][0])
 
 
 def staker(db: Database, pchain: str, tx_id: str) -> StakerRow | None:

@@ -38,13 +38,15 @@ from snowfield.store.primary_schema import (
 from snowfield.store.validator_schema import (
     NETWORK_INDEXES,
     P_BLOCK_DETAILS,
+    P_VALIDATOR_DOCUMENTS,
+    P_VALIDATOR_DOCUMENTS_FILL,
     VALIDATOR_STATE_TABLES,
 )
 from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 26
+SCHEMA_VERSION = 25
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -326,6 +328,7 @@ TABLES: tuple[str, ...] = (
     *P_GENESIS_TABLES,
     *P_HOLDINGS,
     *P_BALANCE_ROWS,
+    *P_VALIDATOR_DOCUMENTS,
 )
 
 # The commit block that paid a reward UTXO (its tx id is the staking tx's).
@@ -453,7 +456,10 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     23: (*P_HOLDINGS, *P_BALANCE_ROWS, rebuild_p_holdings),
     # The request log as compact rows beside their shared contexts (store/usage_log.py): the
     # rows of api_requests move over, keeping their log ids.
-    26: (*USAGE_TABLES, copy_request_log),
+    24: (*USAGE_TABLES, copy_request_log),
+    # Each validation's entry in the validators list, kept by the writer
+    # (store/validator_documents.py): every validation to render at the next chain time.
+    25: (*P_VALIDATOR_DOCUMENTS, P_VALIDATOR_DOCUMENTS_FILL),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

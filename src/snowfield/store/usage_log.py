@@ -5,7 +5,7 @@ A request is stored as a compact row of `api_request_log` (ops_schema.py): its k
 sequence number (which make its log id), the path, status, chain, latency and credits; what
 many requests share (key name, method, route, client address, host, user agent) is one row of
 `api_request_contexts` that it names by id. The insert and commit per row, by shape
-(bench/request_log.py --shapes, 20,480-row batches): the wide row of schemas 16-25 (16
+(bench/request_log.py --shapes, 20,480-row batches): the wide row of schemas 16-23 (16
 columns, 10 of them text, TEXT primary key and an index by key) 3.4 µs, 3.2 µs unindexed, as
 16 or 10 integer columns 0.7 µs: the text's binding and bytes cost more than the B-trees.
 The row here (9 columns, 3 of them text, clustered by key, time and sequence): 1.0 µs.
@@ -87,7 +87,7 @@ class StoredRequest(NamedTuple):
 
 def log_id(at_ms: int, seq: int) -> str:
     """The log id apiLogs shows: arrival ms and sequence number in fixed-width hex, so that
-    ids sort as the requests (28 characters, as the ids stored before schema 26)."""
+    ids sort as the requests (28 characters, as the ids stored before schema 24)."""
     return f"{at_ms:012x}{seq:016x}"
 
 

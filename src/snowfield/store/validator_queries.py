@@ -12,7 +12,7 @@ from typing import Any
 
 from snowfield.store import sql, validator_state
 from snowfield.store.database import Database
-from snowfield.store.primary_queries import chain_time
+from snowfield.store.primary_queries import Reads, chain_time
 from snowfield.store.primary_schema import split_list
 from snowfield.store.validator_state import Observation
 
@@ -81,24 +81,23 @@ class StakerFilter:
     max_fee: int | None = None
     min_end: int | None = None  # unix
     max_end: int | None = None
+    tx_ids: tuple[str, ...] | None = None  # these staking txs only
 
 
-def stakers(
-    db: Database,
-    pchain: str,
+def listing(
     f: StakerFilter,
+    now: int,
     *,
     desc: bool,
     after: tuple[int, str] | None,
     limit: int | None,
-) -> tuple[int, list[StakerView]]:
-    """(chain time, stakers by (start time, tx id): the chain's order since Durango, where a
-    staker starts at its block's time); `limit` None: every one that matches (fetch limit + 1
-    for a page)."""
-    now = chain_time(db, pchain) or 0
+) -> tuple[str, list[Any]]:
+    """The WHERE, ORDER BY and LIMIT of a listing of stakers `s` by (start time, tx id) (the
+    chain's order since Durango, where a staker starts at its block's time), with its
+    parameters; the status is judged at `now` (its expression joins the ending tx as `e`)."""
     status = _STATUS.format(now=int(now))  # the time inlined: the status is one expression
     where = ["s.pchain = ?"]
-    params: list[Any] = [pchain]
+    params: list[Any] = []
     if len(f.kinds) == 1 and f.subnet_id is not None and not f.owners and not f.node_ids:
         # One kind on one subnet: a range of p_stakers_by_role, in order (its expression).
         # Not by owner or node: their own ranges are smaller than the whole role's.
@@ -110,9 +109,10 @@ def stakers(
         if f.subnet_id is not None:
             where.append("s.subnet_id = ?")
             params.append(f.subnet_id)
-    if f.node_ids:
-        where.append(f"s.node_id IN {sql.in_list(f.node_ids)}")
-        params += list(f.node_ids)
+    for column, values in (("s.node_id", f.node_ids), ("s.tx_id", f.tx_ids)):
+        if values:
+            where.append(f"{column} IN {sql.in_list(values)}")
+            params += list(values)
     if f.statuses:
         where.append(f"{status} IN {sql.in_list(f.statuses)}")
         params += list(f.statuses)
@@ -135,12 +135,29 @@ def stakers(
     if after is not None:
         where.append(f"(s.start_time, s.tx_id) {op} (?, ?)")
         params += list(after)
-    text = _SELECT.format(status=status) + " WHERE " + " AND ".join(where)
+    text = " WHERE " + " AND ".join(where)
     text += f" ORDER BY s.start_time {order}, s.tx_id {order}"
     if limit is not None:
         text += " LIMIT ?"
         params.append(limit)
-    return int(now), [_view(r) for r in db.query(text, params)]
+    return text, params
+
+
+def stakers(
+    db: Reads,
+    pchain: str,
+    f: StakerFilter,
+    *,
+    desc: bool,
+    after: tuple[int, str] | None,
+    limit: int | None,
+) -> tuple[int, list[StakerView]]:
+    """(chain time, stakers by (start time, tx id)); `limit` None: every one that matches
+    (fetch limit + 1 for a page)."""
+    now = chain_time(db, pchain) or 0
+    tail, params = listing(f, now, desc=desc, after=after, limit=limit)
+    text = _SELECT.format(status=_STATUS.format(now=int(now))) + tail
+    return int(now), [_view(r) for r in db.query(text, [pchain, *params])]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +172,7 @@ class Delegation:
     ended_tx: str | None
 
 
-def delegations_to(db: Database, pchain: str, node_ids: Sequence[str]) -> list[Delegation]:
+def delegations_to(db: Reads, pchain: str, node_ids: Sequence[str]) -> list[Delegation]:
     """Every delegation to these nodes (matched to a validation by its period)."""
     out: list[Delegation] = []
     for chunk in sql.chunks(sorted(set(node_ids))):
@@ -196,7 +213,7 @@ def _reward(r: Sequence[Any]) -> RewardUtxo:
     )  # fmt: skip
 
 
-def rewards_of(db: Database, pchain: str, tx_ids: Sequence[str]) -> dict[str, list[RewardUtxo]]:
+def rewards_of(db: Reads, pchain: str, tx_ids: Sequence[str]) -> dict[str, list[RewardUtxo]]:
     """The reward UTXOs each staking tx was paid."""
     out: dict[str, list[RewardUtxo]] = {t: [] for t in tx_ids}
     for chunk in sql.chunks(list(tx_ids)):
@@ -300,7 +317,7 @@ class Measured:
 
 
 def measured(
-    db: Database,
+    db: Reads,
     pchain: str,
     f: StakerFilter,
     *,

@@ -76,3 +76,46 @@ VALIDATOR_STATE_TABLES: tuple[str, ...] = (
 NETWORK_INDEXES: tuple[str, ...] = (
     "CREATE INDEX IF NOT EXISTS x_vertices_by_id ON x_vertices (xchain, vertex_id)",
 )
+
+# Each validation's entry in the validators list (store/validator_documents.py), as the writer
+# last rendered it, and the chain times [valid_from, valid_until) at which it holds. An entry
+# whose window misses the chain time is rendered from the rows by the reader and again by the
+# writer; `valid_until` 0 marks one to render again (an observation changed its figures).
+P_VALIDATOR_DOCUMENTS: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS p_validator_documents (
+        pchain TEXT NOT NULL,
+        tx_id TEXT NOT NULL,
+        valid_from BIGINT NOT NULL,
+        valid_until BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        document TEXT NOT NULL,
+        PRIMARY KEY (pchain, tx_id))""",
+    # The entries a new chain time or an observation leaves to render again: index ranges.
+    "CREATE INDEX IF NOT EXISTS p_validator_documents_until"
+    " ON p_validator_documents (pchain, valid_until)",
+    "CREATE INDEX IF NOT EXISTS p_validator_documents_from"
+    " ON p_validator_documents (pchain, valid_from)",
+    "CREATE INDEX IF NOT EXISTS p_validator_documents_by_status"
+    " ON p_validator_documents (pchain, status)",
+    # A counter that moves in every transaction that may change a validators list's answer
+    # (blocks, a chain time, an observation): the data service keeps answers by it
+    # (api/primary/validator_pages.py).
+    """CREATE TABLE IF NOT EXISTS p_validator_generation (
+        pchain TEXT PRIMARY KEY,
+        generation BIGINT NOT NULL)""",
+)
+
+# The generation's move, in the transaction of the change.
+BUMP_GENERATION = (
+    "INSERT INTO p_validator_generation (pchain, generation) VALUES (?, 1)"
+    " ON CONFLICT (pchain) DO UPDATE SET generation = p_validator_generation.generation + 1"
+)
+
+# Schema 25 on an older store: every validation gets an entry to render (an empty window),
+# which the writer renders at its next chain time (validator_documents.refresh); until then
+# the reader renders them from the rows.
+P_VALIDATOR_DOCUMENTS_FILL = (
+    "INSERT INTO p_validator_documents (pchain, tx_id, valid_from, valid_until, status,"
+    " document) SELECT pchain, tx_id, 0, 0, '', '' FROM p_stakers WHERE kind <> 'DELEGATOR'"
+    " ON CONFLICT (pchain, tx_id) DO NOTHING"
+)

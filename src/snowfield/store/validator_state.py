@@ -13,6 +13,8 @@ from typing import Any
 
 from snowfield.store import sql, webhook_validators
 from snowfield.store.database import Database
+from snowfield.store.primary_queries import Reads
+from snowfield.store.validator_schema import BUMP_GENERATION
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,14 @@ def record(
                 for v in l1
             ],
         )
+        # The active validations' entries show the observation and the stake: rendered
+        # again (store/validator_documents.py; that module reads this one, so it is told in
+        # SQL, and the observer refreshes them after this transaction).
+        w.execute(
+            "UPDATE p_validator_documents SET valid_until = 0 WHERE pchain = ? AND status = ?",
+            (pchain, "active"),
+        )
+        w.execute(BUMP_GENERATION, (pchain,))  # and the list's answers move
         if supply is not None:
             w.execute(
                 "INSERT INTO p_supply (pchain, supply, stake, height) VALUES (?, ?, ?, ?)"
@@ -95,7 +105,7 @@ def record(
             )
 
 
-def observations(db: Database, pchain: str, tx_ids: Sequence[str]) -> dict[str, Observation]:
+def observations(db: Reads, pchain: str, tx_ids: Sequence[str]) -> dict[str, Observation]:
     out: dict[str, Observation] = {}
     for chunk in sql.chunks(list(tx_ids)):
         for tx, node, uptime, connected, version in db.query(
@@ -113,10 +123,10 @@ def versions(db: Database, pchain: str) -> dict[str, str | None]:
     return {str(r[0]): r[1] for r in rows}
 
 
-def supply(db: Database, pchain: str) -> tuple[int, int, int] | None:
+def supply(db: Reads, pchain: str) -> tuple[int, int, int] | None:
     """(current supply, current primary-network stake, height) as the node last said."""
-    row = db.query_one("SELECT supply, stake, height FROM p_supply WHERE pchain = ?", (pchain,))
-    return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
+    rows = db.query("SELECT supply, stake, height FROM p_supply WHERE pchain = ?", (pchain,))
+    return None if not rows else (int(rows[0][0]), int(rows[0][1]), int(rows[0][2]))
 
 
 def l1_subnets(db: Database, pchain: str) -> list[str]:

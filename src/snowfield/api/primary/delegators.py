@@ -13,10 +13,10 @@ from snowfield.api.primary.primary_network import (
     _bech32,
     indexed_network,
 )
-from snowfield.api.primary.validators import PERCENT, percent_text
 from snowfield.errors import InvalidParams
 from snowfield.store import primary_documents, validator_queries
 from snowfield.store.pagination import page_of
+from snowfield.store.validator_entries import PERCENT, percent_text
 from snowfield.store.validator_queries import PRIMARY_SUBNET, RewardUtxo, StakerFilter, StakerView
 
 REWARD_ADDRESSES = Param(

@@ -5,35 +5,22 @@ the staking txs (store/validator_queries.py) and the indexer's last observation 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-import orjson
-
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import PAGE_SIZE, PAGE_TOKEN, SORT_ORDER, Param
-from snowfield.api.primary.primary_network import NETWORK_PATH, NODE_IDS, indexed_network
+from snowfield.api.primary import validator_pages
+from snowfield.api.primary.primary_network import NETWORK_PATH, NODE_IDS
 from snowfield.errors import InvalidParams
 from snowfield.formats.ids import NodeID
-from snowfield.store import primary_queries, validator_queries
+from snowfield.store import primary_queries, validator_documents, validator_queries
 from snowfield.store.pagination import page_of
-from snowfield.store.validator_queries import (
-    PRIMARY_SUBNET,
-    Delegation,
-    Measured,
-    RewardUtxo,
-    StakerFilter,
-    StakerView,
-)
-from snowfield.store.validator_state import Observation
+from snowfield.store.primary import PrimaryNetwork
+from snowfield.store.validator_entries import Figures, entries
+from snowfield.store.validator_queries import PRIMARY_SUBNET, StakerFilter, StakerView
 
-PERCENT = 1_000_000  # delegation fees are in millionths
-# avalanchego's staking parameters on mainnet, Fuji and local networks (genesis configs):
-# a validator's stake with its delegations is at most 5 times its own and 3M AVAX.
-MAX_VALIDATOR_STAKE = 3_000_000 * 10**9
-MAX_WEIGHT_FACTOR = 5
 SORT_BY = (
     "blockIndex",
     "delegationCapacity",
@@ -100,12 +87,6 @@ NODE_PATH = Param("nodeId", "path", "The validator's node id (NodeID-...).", req
                   read=_node)  # fmt: skip
 
 
-def percent_text(shares: int) -> str:
-    """Millionths as the data API's percent string (20000 → "2")."""
-    whole, rest = divmod(shares, 10_000)
-    return str(whole) if rest == 0 else f"{whole}.{rest:04d}".rstrip("0")
-
-
 def stake_ratio(staked: int, supply: int | None) -> str:
     """Active stake over the current supply, as a decimal fraction (0 when no supply is known)."""
     if not supply:
@@ -113,149 +94,25 @@ def stake_ratio(staked: int, supply: int | None) -> str:
     return str((Decimal(staked) / Decimal(supply)).quantize(Decimal("0.0001")).normalize())
 
 
-@dataclass(frozen=True, slots=True)
-class Figures:
-    """What a validator's entry derives from its delegations and the node's observation."""
-
-    delegators: int
-    delegated: int
-    delegation_reward: int  # its fee share of its delegators' (potential or paid) rewards
-    capacity: int | None
-    uptime: float
-    observation: Observation | None
-
-
-def _delegations(v: StakerView, all_: Sequence[Delegation], now: int) -> list[Delegation]:
-    mine = [
-        d for d in all_
-        if d.node_id == v.node_id and d.subnet_id == v.subnet_id and v.start <= d.start
-        and d.end <= v.end
-    ]  # fmt: skip
-    if v.status == "active":
-        return [d for d in mine if d.ended_tx is None and d.start <= now < d.end]
-    return mine
-
-
-def figures(
-    v: StakerView,
-    delegations: Sequence[Delegation],
-    rewards: dict[str, list[RewardUtxo]],
-    observed: dict[str, Observation],
-    now: int,
-) -> Figures:
-    mine = _delegations(v, delegations, now)
-    delegated = sum(d.amount for d in mine)
-    fee = v.delegation_fee or 0
-    if v.status == "active":
-        earned = sum((d.potential_reward or 0) * fee // PERCENT for d in mine)
-    else:
-        earned = sum(u.amount for u in rewards.get(v.tx_id, ()) if u.reward_type == "VALIDATOR_FEE")
-    capacity = None
-    if v.kind == "VALIDATOR":
-        ceiling = min(v.amount * MAX_WEIGHT_FACTOR, MAX_VALIDATOR_STAKE)
-        capacity = max(0, ceiling - v.amount - delegated)
-    obs = observed.get(v.tx_id)
-    uptime = float(obs.uptime) if obs is not None else 0.0
-    return Figures(len(mine), delegated, earned, capacity, uptime, obs)
-
-
-def _rewards(v: StakerView, validation: int, delegation: int) -> Json:
-    out: Json = {
-        "validationRewardAmount": str(validation),
-        "delegationRewardAmount": str(delegation),
-    }
-    if v.reward_addresses:
-        out["rewardAddresses"] = list(v.reward_addresses)
-    return out
-
-
-def render(v: StakerView, f: Figures, rewards: list[RewardUtxo], total_stake: int) -> Json:
-    out: Json = {
-        "txHash": v.tx_id,
-        "nodeId": v.node_id,
-        "subnetId": v.subnet_id,
-        "amountStaked": str(v.amount),
-        "startTimestamp": v.start,
-        "endTimestamp": v.end,
-    }
-    if v.delegation_fee is not None:
-        out["delegationFee"] = percent_text(v.delegation_fee)
-    # Parsed only where present (most validations on a page have none: pre-Durango txs).
-    bls = orjson.loads(v.details).get("blsCredentials") if '"blsCredentials"' in v.details else None
-    if bls:
-        out["blsCredentials"] = bls
-    if v.status == "pending":
-        return {**out, "validationStatus": "pending"}
-    if v.status == "removed":
-        return {
-            **out,
-            "removeTxHash": v.ended_tx,
-            "removeTimestamp": v.ended_time,
-            "validationStatus": "removed",
-        }
-    if v.status == "completed":
-        validation = sum(u.amount for u in rewards if u.reward_type == "VALIDATOR")
-        paid = _rewards(v, validation, f.delegation_reward)
-        if v.ended_tx is not None and v.ended_type == "RewardValidatorTx":
-            paid["rewardTxHash"] = v.ended_tx
-        return {
-            **out,
-            "delegatorCount": f.delegators,
-            "amountDelegated": str(f.delegated),
-            "rewards": paid,
-            "validationStatus": "completed",
-        }
-    share = (v.amount + f.delegated) * 100 / total_stake if total_stake else 0.0
-    connected = f.observation is not None and f.observation.connected
-    active: Json = {
-        **out,
-        "stakePercentage": round(share, 4),
-        "delegatorCount": f.delegators,
-        "amountDelegated": str(f.delegated),
-        "uptimePerformance": f.uptime,
-        "potentialRewards": _rewards(v, v.potential_reward or 0, f.delegation_reward),
-        "validationStatus": "active",
-        # The node's own view: whether it is connected to the validator now; it reports no
-        # benched requests through its public APIs.
-        "validatorHealth": {
-            "reachabilityPercent": 100.0 if connected else 0.0,
-            "benchedPChainRequestsPercent": 0.0,
-            "benchedXChainRequestsPercent": 0.0,
-            "benchedCChainRequestsPercent": 0.0,
-        },
-        "geolocation": None,  # no geolocation source
-    }
-    if f.observation is not None and f.observation.version:
-        active["avalancheGoVersion"] = f.observation.version
-    if f.capacity is not None:
-        active["delegationCapacity"] = str(f.capacity)
-    return active
-
-
-def _entries(m: Measured) -> list[tuple[Json, tuple[StakerView, Figures]]]:
-    # Each validation matches only its node's delegations on its subnet: grouped once, not
-    # scanned whole per validation (a figure sort measures every validation of the subnet).
-    by_node: dict[tuple[str, str], list[Delegation]] = {}
-    for d in m.delegations:
-        by_node.setdefault((d.node_id, d.subnet_id), []).append(d)
-    out = []
-    for v in m.stakers:
-        mine = by_node.get((v.node_id, v.subnet_id), [])
-        f = figures(v, mine, m.rewards, m.observations, m.now)
-        out.append((render(v, f, m.rewards[v.tx_id], m.current_stake), (v, f)))
-    return out
-
-
 async def _page(ctx: Context, pchain: str, f: StakerFilter, desc: bool, limit: int) -> Json:
-    """One page in start order: one store call for the stakers and all they derive from."""
+    """One page in start order: the stored entries joined as bytes (one store call), else
+    (an entry the writer has not rendered for the chain time) one store call for the stakers
+    and all they derive from, rendered here."""
     after = ctx.after()
+    key = None if after is None else (int(after[0]), str(after[1]))
+    stored = await ctx.run(
+        validator_documents.page, ctx.db, pchain, f, desc=desc, after=key, limit=limit + 1
+    )
+    if stored is not None:
+        cut = page_of(stored, limit, lambda r: (r[0], r[1]))
+        listed = validator_documents.joined([r[2] for r in cut.items])
+        return {**ctx.next_page(cut), "validators": listed}
     m = await ctx.run(
-        validator_queries.measured, ctx.db, pchain, f, desc=desc,
-        after=None if after is None else (int(after[0]), str(after[1])), limit=limit + 1,
-    )  # fmt: skip
+        validator_queries.measured, ctx.db, pchain, f, desc=desc, after=key, limit=limit + 1
+    )
     page = page_of(m.stakers, limit, lambda v: (v.start, v.tx_id))
     m = replace(m, stakers=page.items)
-    return {**ctx.next_page(page), "validators": [e for e, _ in _entries(m)]}
+    return {**ctx.next_page(page), "validators": [e.document for e in entries(m)]}
 
 
 def _sort_value(sort_by: str, v: StakerView, f: Figures, now: int) -> int:
@@ -298,7 +155,10 @@ _DERIVED = ("minDelegationCapacity", "maxDelegationCapacity", "minUptimePerforma
 
 
 async def list_validators(ctx: Context) -> Json:
-    net = await indexed_network(ctx)
+    return await validator_pages.kept(ctx, "listValidators", _list)
+
+
+async def _list(ctx: Context, net: PrimaryNetwork) -> Json:
     now = 0  # the chain time, read first only when a filter is relative to it
     if any(ctx.args.get(n) is not None for n in TIME_NAMES) or ctx.args["sortBy"] != "blockIndex":
         time_now = await ctx.run(primary_queries.chain_time, ctx.db, net.pchain)
@@ -318,7 +178,8 @@ async def list_validators(ctx: Context) -> Json:
     )
     a = ctx.args
     rows = []
-    for entry, (v, fig) in _entries(m):
+    for e in entries(m):
+        v, fig, entry = e.view, e.figures, e.document
         capacity = fig.capacity or 0
         if not _within(capacity, a.get("minDelegationCapacity"), a.get("maxDelegationCapacity")):
             continue
@@ -334,7 +195,10 @@ async def list_validators(ctx: Context) -> Json:
 
 
 async def get_validator(ctx: Context) -> Json:
-    net = await indexed_network(ctx)
+    return await validator_pages.kept(ctx, "getSingleValidatorDetails", _one)
+
+
+async def _one(ctx: Context, net: PrimaryNetwork) -> Json:
     status = ctx.args.get("validationStatus")
     f = StakerFilter(
         ("VALIDATOR", "SUBNET_VALIDATOR"),
