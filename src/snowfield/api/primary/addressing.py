@@ -3,6 +3,7 @@ primary-network addresses (`P-`/`X-`/`C-` + bech32) checked against that chain a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from snowfield.api.operation import Context
@@ -82,6 +83,10 @@ def chain_of(item: str) -> tuple[str | None, str]:
     return None, item
 
 
+# Kept per (address as given, HRP): a pure function of them, and the checksum over 40-odd
+# characters was about a tenth of a P-Chain balance request; wallets ask for the same
+# addresses again and again. Refusals raise, so are not kept.
+@functools.lru_cache(maxsize=4096)
 def bare_address(item: str, hrp: str) -> str:
     """The checked, lower-case bech32 of one address of the network whose HRP is `hrp`."""
     _, bare = chain_of(item)
