@@ -144,12 +144,21 @@ def held_now(db: Database, pchain: str, addresses: Sequence[str]) -> tuple[list[
     """What these addresses hold now, as p_address_queries.held_utxos gives it (one address:
     its balance rows; more: their UTXOs, each once), and the chain time their kinds are judged
     at (one store call)."""
+    out = held(db, pchain, addresses)
+    return out, chain_time(db, pchain) if any(map(locked, out)) else None
+
+
+def held(db: Database, pchain: str, addresses: Sequence[str]) -> list[Held]:
+    """What these addresses hold now: one address, its balance rows; more, their UTXOs (each
+    once)."""
     if len(addresses) == 1:
-        out = _balance_rows(db, pchain, addresses[0])
-    else:
-        out = _held_utxos(db, pchain, addresses)
-    locked = any(u.staked or u.stakeable_locktime or u.locktime for u in out)
-    return out, chain_time(db, pchain) if locked else None
+        return _balance_rows(db, pchain, addresses[0])
+    return _held_utxos(db, pchain, addresses)
+
+
+def locked(u: Held) -> bool:
+    """Whether the kind of `u` depends on the time it is judged at (p_address_queries.p_kind)."""
+    return bool(u.staked or u.stakeable_locktime or u.locktime)
 
 
 def _held_utxos(db: Database, pchain: str, addresses: Sequence[str]) -> list[Held]:

@@ -25,7 +25,11 @@ def _held_at(u: GenesisUtxo, at: int | None) -> bool:
 
 
 async def held(ctx: Context, t: Target, addresses: Sequence[str], at: int | None) -> list[Held]:
-    found = await owned(ctx, t, addresses)
+    return held_of(await owned(ctx, t, addresses), at)
+
+
+def held_of(found: Sequence[GenesisUtxo], at: int | None) -> list[Held]:
+    """The allocations among `found` held at `at` (None: now), as a balance counts them."""
     return [
         Held(u.asset_id, int(u.amount), False, u.stakeable_locktime, u.locktime, None, False)
         for u in found
