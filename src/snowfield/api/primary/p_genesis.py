@@ -42,11 +42,6 @@ async def owned(ctx: Context, t: Target, addresses: Sequence[str]) -> list[Genes
     return await ctx.run(p_genesis.owned, ctx.db, t.net.pchain, list(addresses))
 
 
-def holds_unspent(found: Sequence[GenesisUtxo]) -> bool:
-    """Whether an allocation is still held (no indexed tx spent it)."""
-    return any(u.consuming_tx is None for u in found)
-
-
 def _as_putxo(pchain: str, u: GenesisUtxo) -> PUtxo:
     return PUtxo(
         u.utxo_id, u.tx_id, u.output_index, u.asset_id, u.amount, u.addresses, u.threshold,
