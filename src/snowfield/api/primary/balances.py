@@ -56,7 +56,7 @@ def p_balances(avax_asset: str, held: Iterable[Held], now: int | None) -> Json:
     kinds: dict[str, list[Held]] = {k: [] for k in P_KINDS}
     for u in held:
         kinds[p_kind(u, now or 0)].append(u)
-    return {k: aggregate(avax_asset, v) for k, v in kinds.items()}
+    return {k: aggregate(avax_asset, v) if v else [] for k, v in kinds.items()}
 
 
 async def get_balances(ctx: Context) -> Json:
