@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from snowfield.store import sql
 from snowfield.store.database import Database
 from snowfield.store.shared_memory import Chains, Shared
 
@@ -77,13 +78,13 @@ def _select(
     if source_id is None or source_id == dest:
         return []
     table, key, time = _SOURCES[source]
-    sql = (
+    statement = (
         "SELECT u.utxo_id, u.tx_id, u.output_index, u.asset_id, u.amount, u.addresses,"
         f" COALESCE(u.threshold, 1), COALESCE(u.locktime, 0), u.utxo_bytes, COALESCE(u.{time}, 0),"
         f" i.by_tx, i.at_time FROM {head}{table} u LEFT JOIN ({_imports(dest, chains)}) i"
         f" ON i.utxo_id = u.utxo_id WHERE u.{key} = ? AND u.consumed_on = ?{where}"
     )
-    rows = db.query(sql, (dest, source_id, dest, *params))
+    rows = db.query(statement, (dest, source_id, dest, *params))
     return [
         AtomicUtxo(
             str(r[0]), str(r[1]), int(r[2]), str(r[3]), str(r[4]),
@@ -116,16 +117,16 @@ def _by_owner(
             " AND (',' || u.addresses || ',') LIKE ('%,' || o.address || ',%')"
         )
     else:
-        owned, params = _owned_by(addresses)
+        owned, params = _owned_by(addresses, db.dialect)
         return _select(db, chains, source, dest, owned, params)
     return _select(db, chains, source, dest, where, [source_id, *addresses], head)
 
 
-def _owned_by(addresses: Sequence[str]) -> tuple[str, list[str]]:
+def _owned_by(addresses: Sequence[str], dialect: str) -> tuple[str, list[str]]:
     if not addresses:
         return " AND 1 = 0", []
-    likes = " OR ".join("(',' || u.addresses || ',') LIKE ?" for _ in addresses)
-    return f" AND ({likes})", [f"%,{a},%" for a in addresses]
+    likes = " OR ".join(sql.listed("u.addresses", dialect) for _ in addresses)
+    return f" AND ({likes})", [f",{a}," for a in addresses]
 
 
 def _in(column: str, values: Sequence[str]) -> tuple[str, list[str]]:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from snowfield.store import sql
 from snowfield.store.database import Database
 from snowfield.store.primary_rows import UtxoRow
 
@@ -117,7 +118,7 @@ def owned(db: Database, pchain: str, addresses: Sequence[str]) -> list[GenesisUt
     """The genesis UTXOs these addresses own, spent or not (a genesis holds few: read whole)."""
     if not addresses:
         return []
-    likes = " OR ".join("(',' || g.addresses || ',') LIKE ?" for _ in addresses)
+    likes = " OR ".join(sql.listed("g.addresses", db.dialect) for _ in addresses)
     rows = db.query(
         "SELECT g.utxo_id, g.tx_id, g.output_index, g.asset_id, g.amount, g.addresses,"
         " g.threshold, g.locktime, g.stakeable_locktime, g.utxo_bytes,"
@@ -126,7 +127,7 @@ def owned(db: Database, pchain: str, addresses: Sequence[str]) -> list[GenesisUt
         " FROM p_genesis_utxos g LEFT JOIN p_utxos s ON s.pchain = g.pchain"
         " AND s.utxo_id = g.utxo_id AND s.consuming_tx IS NOT NULL"
         f" WHERE g.pchain = ? AND ({likes})",
-        [pchain, *(f"%,{a},%" for a in addresses)],
+        [pchain, *(f",{a}," for a in addresses)],
     )
     return [_genesis(r) for r in rows]
 

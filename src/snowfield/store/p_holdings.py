@@ -21,9 +21,10 @@ from typing import Any, Protocol
 
 import orjson
 
-from snowfield.store import p_balance_rows, sql
+from snowfield.store import p_balance_rows, p_genesis, sql
 from snowfield.store.database import Database
 from snowfield.store.p_address_queries import Held, UtxoFilter, utxo_page_clauses
+from snowfield.store.p_genesis import GenesisUtxo
 from snowfield.store.p_holdings_schema import HOLDINGS_INSERT
 from snowfield.store.pagination import Key, Page, page_of
 from snowfield.store.primary_documents import utxo
@@ -144,12 +145,21 @@ def held_now(db: Database, pchain: str, addresses: Sequence[str]) -> tuple[list[
     """What these addresses hold now, as p_address_queries.held_utxos gives it (one address:
     its balance rows; more: their UTXOs, each once), and the chain time their kinds are judged
     at (one store call)."""
+    out = held(db, pchain, addresses)
+    return out, chain_time(db, pchain) if any(map(locked, out)) else None
+
+
+def held(db: Database, pchain: str, addresses: Sequence[str]) -> list[Held]:
+    """What these addresses hold now: one address, its balance rows; more, their UTXOs (each
+    once)."""
     if len(addresses) == 1:
-        out = _balance_rows(db, pchain, addresses[0])
-    else:
-        out = _held_utxos(db, pchain, addresses)
-    locked = any(u.staked or u.stakeable_locktime or u.locktime for u in out)
-    return out, chain_time(db, pchain) if locked else None
+        return _balance_rows(db, pchain, addresses[0])
+    return _held_utxos(db, pchain, addresses)
+
+
+def locked(u: Held) -> bool:
+    """Whether the kind of `u` depends on the time it is judged at (p_address_queries.p_kind)."""
+    return bool(u.staked or u.stakeable_locktime or u.locktime)
 
 
 def _held_utxos(db: Database, pchain: str, addresses: Sequence[str]) -> list[Held]:
@@ -199,6 +209,23 @@ def utxo_documents(
     if db.dialect != "sqlite":  # PostgreSQL's text arrives as str
         rows = [(*r[:-1], r[-1].encode()) for r in rows]
     return page_of(rows, limit, lambda r: tuple(r[:-1]))
+
+
+def owned_page(
+    db: Database,
+    pchain: str,
+    addresses: Sequence[str],
+    f: UtxoFilter,
+    after: Key | None,
+    limit: int,
+) -> tuple[list[GenesisUtxo], Page[tuple[Any, ...]] | None]:
+    """The owners' genesis allocations (p_genesis.owned) and, unless one of them is still held
+    or spent UTXOs are asked for, their page of documents (`utxo_documents`): a UTXO page's
+    reads in one store call (one worker-thread hop on PostgreSQL, not two)."""
+    genesis = p_genesis.owned(db, pchain, addresses)
+    if f.include_spent or any(u.consuming_tx is None for u in genesis):
+        return genesis, None  # merged with the genesis rows (api/primary/p_genesis.py)
+    return genesis, utxo_documents(db, pchain, addresses, f, after, limit)
 
 
 def joined(items: Sequence[bytes]) -> orjson.Fragment:

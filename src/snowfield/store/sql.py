@@ -42,6 +42,15 @@ def in_list(values: Sequence[Any]) -> str:
     return "(" + ", ".join("?" for _ in values) + ")"
 
 
+def listed(column: str, dialect: str) -> str:
+    """`column` (a comma-separated list) holds the bound value, given as `,value,`: instr /
+    strpos rather than LIKE, for SQLite re-prepares a statement whose LIKE pattern is a bound
+    parameter on every run (about 60 us of a P-Chain balance or UTXO request, where the
+    whole search of a small table took 5 us). Case-sensitive on both, as PostgreSQL's LIKE."""
+    find = "instr" if dialect == "sqlite" else "strpos"
+    return f"{find}(',' || {column} || ',', ?) > 0"
+
+
 def chunks(values: Sequence[T]) -> Iterator[Sequence[T]]:
     """`values` in slices of at most CHUNK, one IN list each."""
     for i in range(0, len(values), CHUNK):

@@ -3,6 +3,7 @@ primary-network addresses (`P-`/`X-`/`C-` + bech32) checked against that chain a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from snowfield.api.operation import Context
@@ -82,6 +83,10 @@ def chain_of(item: str) -> tuple[str | None, str]:
     return None, item
 
 
+# Kept per (address as given, HRP): a pure function of them, and the checksum over 40-odd
+# characters was about a tenth of a P-Chain balance request; wallets ask for the same
+# addresses again and again. Refusals raise, so are not kept.
+@functools.lru_cache(maxsize=4096)
 def bare_address(item: str, hrp: str) -> str:
     """The checked, lower-case bech32 of one address of the network whose HRP is `hrp`."""
     _, bare = chain_of(item)
@@ -100,13 +105,26 @@ def addresses_for(t: Target, raw: str | None) -> list[str]:
     """The addresses of a request on chain `t`: each of this network, none of another chain."""
     if raw is None:
         raise InvalidParams("addresses is required")
+    if len(raw) > _KEPT_LENGTH:  # padded past any list of valid addresses: not kept
+        return list(_addresses.__wrapped__(t.chain, t.net.hrp, raw))
+    return list(_addresses(t.chain, t.net.hrp, raw))
+
+
+# A bound on the kept lists' keys (MAX_ADDRESSES addresses with prefix and comma: under 100
+# characters each), so that 4096 of them stay small whatever a body holds.
+_KEPT_LENGTH = 100 * MAX_ADDRESSES
+
+
+@functools.lru_cache(maxsize=4096)  # as bare_address: the same lists are asked again and again
+def _addresses(chain: str, hrp: str, raw: str) -> tuple[str, ...]:
     out = []
     for item in split_addresses(raw):
         prefix, _ = chain_of(item)
-        if prefix is not None and prefix != t.chain:
-            raise InvalidParams(f"{item} is not a {t.name} address: addresses of mixed chains")
-        out.append(bare_address(item, t.net.hrp))
-    return list(dict.fromkeys(out))
+        if prefix is not None and prefix != chain:
+            name = CHAIN_NAMES[chain]
+            raise InvalidParams(f"{item} is not a {name} address: addresses of mixed chains")
+        out.append(bare_address(item, hrp))
+    return tuple(dict.fromkeys(out))
 
 
 def body_addresses(ctx: Context) -> str:

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import Param
 from snowfield.api.primary import p_atomic, p_genesis, x_chain
-from snowfield.api.primary.addressing import BLOCKCHAIN, addresses_for, target
+from snowfield.api.primary.addressing import BLOCKCHAIN, Target, addresses_for, target
 from snowfield.api.primary.primary_network import NETWORK_PATH
-from snowfield.store import p_address_queries, p_holdings, primary_queries
+from snowfield.store import p_address_queries, p_balance_now
 from snowfield.store.p_address_queries import Held, p_kind
 from snowfield.store.primary_documents import asset
 
@@ -56,7 +56,7 @@ def p_balances(avax_asset: str, held: Iterable[Held], now: int | None) -> Json:
     kinds: dict[str, list[Held]] = {k: [] for k in P_KINDS}
     for u in held:
         kinds[p_kind(u, now or 0)].append(u)
-    return {k: aggregate(avax_asset, v) for k, v in kinds.items()}
+    return {k: aggregate(avax_asset, v) if v else [] for k, v in kinds.items()}
 
 
 async def get_balances(ctx: Context) -> Json:
@@ -67,20 +67,31 @@ async def get_balances(ctx: Context) -> Json:
         return await x_chain.balances(ctx, t, addresses, at)
     if t.chain == "C":
         return await x_chain.c_balances(ctx, t, addresses, at)
-    pchain = t.net.pchain
-    if at is None:  # now: the owners' unspent rows kept by the writer (store/p_holdings.py)
-        held, now = await ctx.run(p_holdings.held_now, ctx.db, pchain, addresses)
+    if at is None:
+        balances = await _p_balances_now(ctx, t, addresses)
     else:
-        held = await ctx.run(p_address_queries.held_utxos, ctx.db, pchain, addresses, at)
-        now = at
-    # The genesis allocations are not UTXOs of an indexed tx (api/primary/p_genesis.py).
-    genesis = await p_genesis.held(ctx, t, addresses, at)
-    if now is None and any(u.stakeable_locktime or u.locktime for u in genesis):
-        now = await ctx.run(primary_queries.chain_time, ctx.db, pchain)
-    balances = p_balances(t.net.avax_asset, [*held, *genesis], now)
-    balances.update(await p_atomic.atomic_memory(ctx, t, addresses, at))
+        balances = await _p_balances_at(ctx, t, addresses, at)
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     return {"balances": balances, "chainInfo": chain_info}
+
+
+async def _p_balances_now(ctx: Context, t: Target, addresses: list[str]) -> Json:
+    """Now: the owners' rows kept by the writer (store/p_holdings.py), their genesis
+    allocations and atomic memory, in one store call (store/p_balance_now.py)."""
+    found = await ctx.run(p_balance_now.read, ctx.db, x_chain.chains_of(t), addresses)
+    # The genesis allocations are not UTXOs of an indexed tx (api/primary/p_genesis.py).
+    held = [*found.held, *p_genesis.held_of(found.genesis, None)]
+    balances = p_balances(t.net.avax_asset, held, found.chain_time)
+    balances.update(await p_atomic.render(ctx, t, found.shared, found.chain_time))
+    return balances
+
+
+async def _p_balances_at(ctx: Context, t: Target, addresses: list[str], at: int) -> Json:
+    held = await ctx.run(p_address_queries.held_utxos, ctx.db, t.net.pchain, addresses, at)
+    genesis = await p_genesis.held(ctx, t, addresses, at)
+    balances = p_balances(t.net.avax_asset, [*held, *genesis], at)
+    balances.update(await p_atomic.atomic_memory(ctx, t, addresses, at))
+    return balances
 
 
 OPERATIONS = (

@@ -25,7 +25,11 @@ def _held_at(u: GenesisUtxo, at: int | None) -> bool:
 
 
 async def held(ctx: Context, t: Target, addresses: Sequence[str], at: int | None) -> list[Held]:
-    found = await owned(ctx, t, addresses)
+    return held_of(await owned(ctx, t, addresses), at)
+
+
+def held_of(found: Sequence[GenesisUtxo], at: int | None) -> list[Held]:
+    """The allocations among `found` held at `at` (None: now), as a balance counts them."""
     return [
         Held(u.asset_id, int(u.amount), False, u.stakeable_locktime, u.locktime, None, False)
         for u in found
@@ -36,11 +40,6 @@ async def held(ctx: Context, t: Target, addresses: Sequence[str], at: int | None
 async def owned(ctx: Context, t: Target, addresses: Sequence[str]) -> list[GenesisUtxo]:
     """The genesis allocations these addresses were given, spent or not."""
     return await ctx.run(p_genesis.owned, ctx.db, t.net.pchain, list(addresses))
-
-
-def holds_unspent(found: Sequence[GenesisUtxo]) -> bool:
-    """Whether an allocation is still held (no indexed tx spent it)."""
-    return any(u.consuming_tx is None for u in found)
 
 
 def _as_putxo(pchain: str, u: GenesisUtxo) -> PUtxo:

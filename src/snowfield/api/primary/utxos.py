@@ -69,15 +69,13 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
     chain_info = {"chainName": t.name, "network": ctx.args["network"]}
     # The owners' unspent rows with their documents (p_holdings.py), unless a genesis
     # allocation they still hold has to be merged in (p_genesis.utxo_page).
-    genesis = await p_genesis.owned(ctx, t, addresses)
-    if not f.include_spent and not p_genesis.holds_unspent(genesis):
-        held = await ctx.run(
-            p_holdings.utxo_documents, ctx.db, t.net.pchain, addresses, f, ctx.after(),
-            ctx.args["pageSize"],
-        )  # fmt: skip
-        if held is not None:
-            items = p_holdings.joined([r[-1] for r in held.items])
-            return {**ctx.next_page(held), "utxos": items, "chainInfo": chain_info}
+    genesis, held = await ctx.run(
+        p_holdings.owned_page, ctx.db, t.net.pchain, addresses, f, ctx.after(),
+        ctx.args["pageSize"],
+    )  # fmt: skip
+    if held is not None:
+        items = p_holdings.joined([r[-1] for r in held.items])
+        return {**ctx.next_page(held), "utxos": items, "chainInfo": chain_info}
     page = await ctx.run(
         p_address_queries.utxo_page,
         ctx.db,
