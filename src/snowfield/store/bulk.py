@@ -18,6 +18,7 @@ repeated key is written row by row as before."""
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,10 +59,11 @@ def insert(
 
 def _first_per_key(rows: Sequence[Sequence[Any]], positions: Sequence[int]) -> list[Any]:
     """The rows, each key's first only (usually all of them)."""
-    seen: dict[tuple[Any, ...], Sequence[Any]] = {}
+    key = operator.itemgetter(*positions)
+    seen: dict[Any, Sequence[Any]] = {}
     for row in rows:
-        seen.setdefault(tuple(row[p] for p in positions), row)
-    return list(seen.values())
+        seen.setdefault(key(row), row)
+    return list(seen.values()) if len(seen) < len(rows) else list(rows)
 
 
 def _stage(w: Writer, table: str, columns: str) -> str:
