@@ -328,6 +328,18 @@ class Writer:
             for row in rows:
                 copy.write_row(row)
 
+    def copy_new(self, table: str, columns: str, rows: Iterable[Params]) -> bool:
+        """PostgreSQL: COPY of rows into `table` directly, in a savepoint; False, with nothing
+        written, when a row has the key of another (stored or copied) under a unique index."""
+        import psycopg
+
+        try:
+            with self._conn.transaction():
+                self.copy(f"COPY {table} ({columns}) FROM STDIN", rows)
+        except psycopg.errors.UniqueViolation:
+            return False
+        return True
+
     def query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         cur = self._conn.execute(self._db._sql(sql), tuple(params))
         return [tuple(r) for r in cur.fetchall()]
