@@ -70,3 +70,17 @@ def test_updates_by_the_conflict_rule_in_row_order(db: Database) -> None:
         ("0xa", 5, "50"),  # the older row did not move it back
         ("0xb", 7, "9"),
     ]
+
+
+def test_a_column_left_out_takes_its_default_on_either_path(db: Database) -> None:
+    columns = "chain_id, address, block_number, tx_index, document"
+    key = "chain_id, address, block_number, tx_index"
+    with db.transaction() as w:  # nothing stored: straight into the table
+        bulk.insert(w, "address_txs", columns, [(1, "0xa", 1, 0, "")], key=key)
+    with db.transaction() as w:  # a stored row: through the staging table
+        rows = [(1, "0xa", 1, 0, "x"), (1, "0xa", 2, 0, "")]
+        bulk.insert(w, "address_txs", columns, rows, key=key)
+    assert db.query("SELECT block_number, document, native FROM address_txs ORDER BY 1") == [
+        (1, "", 0),
+        (2, "", 0),
+    ]

@@ -4,14 +4,14 @@ where a row conflicts (a batch written again, a parallel backfill's ranges) COPY
 table of the session instead, then one `INSERT ... SELECT ... ON CONFLICT` from it.
 
 Why COPY: row by row (psycopg's pipelined executemany) the writer loaded about 1,300
-transactions/s of bench/scale.py's rows, three quarters of it in the client: parsing, binding
-and sending ~200,000 statements a batch (profile of 2 batches of 20,000 transactions). COPY
-sends rows as one stream with no statement per row. A COPY straight into the table, in a
-savepoint, stores what the row-by-row statement would when no row conflicts, and is rolled back
-when one does (a unique violation); the staging table then keeps every conflict rule of the
-row-by-row statement: its rows reach the table in one INSERT with the same ON CONFLICT clause.
-Straight in is the usual case and the cheaper: 100,000 address_txs rows took 2.4 s against
-3.2 s through the staging table (4 alternating runs each, loaded 2-core machine).
+transactions/s of bench/scale.py's rows (profiled), three quarters of the time in executemany:
+~200,000 statements a batch of 20,000 transactions, each bound, sent, planned and answered on
+its own. COPY sends the rows as one stream, with no statement per row. A COPY straight into the
+table, in a savepoint, stores what the row-by-row statement would when no row conflicts, and is
+rolled back when one does (a unique violation); the staging table then keeps every conflict
+rule of the row-by-row statement: its rows reach the table in one INSERT with the same ON
+CONFLICT clause. Straight in is the usual case and the cheaper: 100,000 address_txs rows took
+2.4 s against 3.2 s through the staging table (4 alternating runs each, loaded 2-core machine).
 
 One statement sees no earlier row of itself as a conflict the way consecutive statements do,
 so rows sharing a key are settled here first: with DO NOTHING the first of them is kept (what
@@ -76,11 +76,12 @@ def _first_per_key(rows: Sequence[Sequence[Any]], positions: Sequence[int]) -> l
 def _stage(w: Writer, table: str, columns: str) -> str:
     """The session's staging table for these columns of `table`: a temporary table emptied at
     every commit (and by `insert`), created on first use. Its name carries the column list, so
-    a table that gained columns (an upgrade) gets a staging table of its new shape."""
+    a table that gained columns (an upgrade) gets a staging table of its new shape. Defaults
+    included: a column left out (NOT NULL with a default) must not fail in the staging table."""
     digest = hashlib.blake2b(columns.encode(), digest_size=4).hexdigest()
     stage = f"pg_temp.stage_{table}_{digest}"
     w.execute(
         f"CREATE TEMPORARY TABLE IF NOT EXISTS {stage.removeprefix('pg_temp.')}"
-        f" (LIKE {table}) ON COMMIT DELETE ROWS"
+        f" (LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
     )
     return stage
