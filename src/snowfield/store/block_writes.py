@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from snowfield.store import bulk
 from snowfield.store.database import Writer
 from snowfield.store.read_model import BatchDocuments
 from snowfield.store.rows import BlockBundle, BlockRow, InternalTxRow, TxRow
@@ -30,19 +31,22 @@ def insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocum
     _insert_blocks(w, [bundle.block for bundle in bundles])
     txs = [t for bundle in bundles for t in bundle.txs]
     _insert_txs(w, txs, documents)
-    w.executemany(
-        "INSERT INTO tx_inputs (chain_id, block_number, tx_index, input) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, block_number, tx_index) DO NOTHING",
+    bulk.insert(
+        w,
+        "tx_inputs",
+        "chain_id, block_number, tx_index, input",
         [
             (t.chain_id, t.block_number, t.tx_index, t.input)
             for t in txs
             if t.input not in (None, "0x")
         ],
+        key="chain_id, block_number, tx_index",
     )
-    w.executemany(
-        "INSERT INTO logs (chain_id, block_number, tx_index, log_index, tx_hash, address, topic0,"
-        " topic1, topic2, topic3, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, block_number, tx_index, log_index) DO NOTHING",
+    bulk.insert(
+        w,
+        "logs",
+        "chain_id, block_number, tx_index, log_index, tx_hash, address, topic0, topic1, topic2,"
+        " topic3, data",
         [
             (
                 g.chain_id,
@@ -57,12 +61,13 @@ def insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocum
             for bundle in bundles
             for g in bundle.logs
         ],
+        key="chain_id, block_number, tx_index, log_index",
     )
-    w.executemany(
-        "INSERT INTO transfers (chain_id, block_number, tx_index, log_index, batch_index, tx_hash,"
-        " block_timestamp, token, erc_type, from_addr, to_addr, token_id, value) VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, block_number, log_index, batch_index) DO NOTHING",
+    bulk.insert(
+        w,
+        "transfers",
+        "chain_id, block_number, tx_index, log_index, batch_index, tx_hash, block_timestamp,"
+        " token, erc_type, from_addr, to_addr, token_id, value",
         [
             (
                 t.chain_id,
@@ -82,12 +87,13 @@ def insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocum
             for bundle in bundles
             for t in bundle.transfers
         ],
+        key="chain_id, block_number, log_index, batch_index",
     )
-    w.executemany(
-        "INSERT INTO internal_txs (chain_id, block_number, tx_index, trace_index, tx_hash,"
-        " from_addr, to_addr, call_type, value, gas_limit, gas_used, reverted, listed) VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, block_number, tx_index, trace_index) DO NOTHING",
+    bulk.insert(
+        w,
+        "internal_txs",
+        "chain_id, block_number, tx_index, trace_index, tx_hash, from_addr, to_addr, call_type,"
+        " value, gas_limit, gas_used, reverted, listed",
         [
             (
                 i.chain_id,
@@ -107,11 +113,12 @@ def insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocum
             for bundle in bundles
             for i in bundle.internal_txs
         ],
+        key="chain_id, block_number, tx_index, trace_index",
     )
-    w.executemany(
-        "INSERT INTO contracts (chain_id, address, block_number, tx_index, tx_hash, deployer,"
-        " factory, creation) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, address) DO NOTHING",
+    bulk.insert(
+        w,
+        "contracts",
+        "chain_id, address, block_number, tx_index, tx_hash, deployer, factory, creation",
         [
             (
                 c.chain_id,
@@ -126,12 +133,14 @@ def insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocum
             for bundle in bundles
             for c in bundle.contracts
         ],
+        key="chain_id, address",
     )
-    w.executemany(
-        "INSERT INTO address_txs (chain_id, address, block_number, tx_index, document, native,"
-        " native_document) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, address, block_number, tx_index) DO NOTHING",
+    bulk.insert(
+        w,
+        "address_txs",
+        "chain_id, address, block_number, tx_index, document, native, native_document",
         list(_address_rows(bundles, documents, contiguous=w.dialect == "sqlite")),
+        key="chain_id, address, block_number, tx_index",
     )
 
 
@@ -168,23 +177,23 @@ def _insert_blocks(w: Writer, blocks: Sequence[BlockRow]) -> None:
                 b.min_delay_excess,
             )
         )
-    w.executemany(
-        "INSERT INTO blocks (chain_id, number, hash, parent_hash, timestamp, gas_used, gas_limit,"
-        " base_fee, tx_count, miner, fees_spent, cumulative_txs, gas_cost, timestamp_ms,"
-        " min_delay_excess) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, number) DO NOTHING",
+    bulk.insert(
+        w,
+        "blocks",
+        "chain_id, number, hash, parent_hash, timestamp, gas_used, gas_limit, base_fee, tx_count,"
+        " miner, fees_spent, cumulative_txs, gas_cost, timestamp_ms, min_delay_excess",
         rows,
+        key="chain_id, number",
     )
 
 
 def _insert_txs(w: Writer, txs: Sequence[TxRow], documents: BatchDocuments) -> None:
-    w.executemany(
-        "INSERT INTO transactions (chain_id, block_number, tx_index, hash, block_hash,"
-        " block_timestamp, from_addr, to_addr, value, nonce, gas_limit, gas_used, gas_price,"
-        " tx_type, status, selector, created, document, max_fee_per_gas,"
-        " max_priority_fee_per_gas) VALUES"
-        " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, block_number, tx_index) DO NOTHING",
+    bulk.insert(
+        w,
+        "transactions",
+        "chain_id, block_number, tx_index, hash, block_hash, block_timestamp, from_addr, to_addr,"
+        " value, nonce, gas_limit, gas_used, gas_price, tx_type, status, selector, created,"
+        " document, max_fee_per_gas, max_priority_fee_per_gas",
         [
             (
                 t.chain_id,
@@ -210,6 +219,7 @@ def _insert_txs(w: Writer, txs: Sequence[TxRow], documents: BatchDocuments) -> N
             )
             for t in txs
         ],
+        key="chain_id, block_number, tx_index",
     )
 
 

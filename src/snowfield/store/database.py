@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -320,6 +320,25 @@ class Writer:
         else:
             with self._conn.cursor() as cur:
                 cur.executemany(self._db._sql(sql), rows)
+
+    def copy(self, statement: str, rows: Iterable[Params]) -> None:
+        """PostgreSQL's `COPY ... FROM STDIN` of these rows (text format: each value as its
+        column's text, None as NULL)."""
+        with self._conn.cursor() as cur, cur.copy(statement) as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def copy_new(self, table: str, columns: str, rows: Iterable[Params]) -> bool:
+        """PostgreSQL: COPY of rows into `table` directly, in a savepoint; False, with nothing
+        written, when a row has the key of another (stored or copied) under a unique index."""
+        import psycopg
+
+        try:
+            with self._conn.transaction():
+                self.copy(f"COPY {table} ({columns}) FROM STDIN", rows)
+        except psycopg.errors.UniqueViolation:
+            return False
+        return True
 
     def query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         cur = self._conn.execute(self._db._sql(sql), tuple(params))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from snowfield.store import bulk
 from snowfield.store.database import Database, Writer
 from snowfield.store.rows import TOKEN_KINDS, TokenBalanceRow
 from snowfield.store.sql import chunks
@@ -13,6 +14,9 @@ from snowfield.store.sql import chunks
 # (holder, kind, token, token id or None): one balance the tables keep.
 TokenKey = tuple[str, int, str, int | None]
 _KEY = "holder = ? AND kind = ? AND token = ? AND token_id = ?"
+_COLUMNS = "chain_id, holder, kind, token, token_id, block_number, balance"
+_CURRENT_KEY = "chain_id, holder, kind, token, token_id"
+_HISTORY_KEY = f"{_CURRENT_KEY}, block_number"
 
 
 def _id_text(token_id: int | None) -> str:
@@ -26,22 +30,18 @@ def _key_params(key: TokenKey) -> tuple[Any, ...]:
 
 def insert(w: Writer, rows: Sequence[TokenBalanceRow]) -> None:
     """History rows, and each key's newest as its current row (never moved back by a replay)."""
-    w.executemany(
-        "INSERT INTO token_balance_history (chain_id, holder, kind, token, token_id, block_number,"
-        " balance) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, holder, kind, token, token_id, block_number) DO NOTHING",
-        [_values(r) for r in rows],
-    )
+    bulk.insert(w, "token_balance_history", _COLUMNS, [_values(r) for r in rows], key=_HISTORY_KEY)
     newest: dict[tuple[int, TokenKey], TokenBalanceRow] = {}
     for r in rows:  # in block order
         newest[(r.chain_id, (r.holder, r.kind, r.token, r.token_id))] = r
-    w.executemany(
-        "INSERT INTO token_balances (chain_id, holder, kind, token, token_id, block_number,"
-        " balance) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, holder, kind, token, token_id) DO UPDATE SET"
-        " block_number = excluded.block_number, balance = excluded.balance"
-        " WHERE excluded.block_number >= token_balances.block_number",
+    bulk.insert(
+        w,
+        "token_balances",
+        _COLUMNS,
         [_values(r) for r in newest.values()],
+        key=_CURRENT_KEY,
+        update="DO UPDATE SET block_number = excluded.block_number, balance = excluded.balance"
+        " WHERE excluded.block_number >= token_balances.block_number",
     )
 
 

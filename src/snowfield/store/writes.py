@@ -13,6 +13,7 @@ import orjson
 from snowfield.store import (
     backfill_ranges,
     block_writes,
+    bulk,
     icm_rollups,
     sql,
     token_balances,
@@ -255,10 +256,12 @@ def _reindex_icm_addresses(w: Writer, chain_id: int, message_ids: Sequence[str])
 
 
 def _insert_balances(w: Writer, balances: Sequence[BalanceRow]) -> None:
-    w.executemany(
-        "INSERT INTO balances (chain_id, address, block_number, balance) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (chain_id, address, block_number) DO NOTHING",
+    bulk.insert(
+        w,
+        "balances",
+        "chain_id, address, block_number, balance",
         [(b.chain_id, b.address, b.block_number, str(b.balance)) for b in balances],
+        key="chain_id, address, block_number",
     )
 
 
