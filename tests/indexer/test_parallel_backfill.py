@@ -81,6 +81,20 @@ def split_documents(db: Database) -> tuple[dict[str, list[Any]], dict[str, list[
     return rows, documents
 
 
+Split = tuple[dict[str, list[Any]], dict[str, list[Any]]]
+
+
+def assert_same_store(written: Split, reference: Split) -> None:
+    """The rows one process writes alone; a document, where both have one, the same."""
+    (rows, documents), (ref_rows, ref_documents) = written, reference
+    for table in (*INDEXED, *ROLLUPS):
+        assert rows[table] == ref_rows[table], table
+    for table in DOCUMENTED:
+        pairs = zip(documents[table], ref_documents[table], strict=True)
+        differing = [(d, r) for d, r in pairs if d is not None and r is not None and d != r]
+        assert not differing, (table, differing[:1])
+
+
 def progress(url: str) -> int:
     """Blocks written by the workers so far (ranges' progress)."""
     db = Database(url)
@@ -122,14 +136,7 @@ def test_killed_worker_loses_and_duplicates_nothing(pg_urls: tuple[str, str]) ->
             assert backfill_ranges.ranges(db, CHAIN) == [], "the finished plan is gone"
             assert writes.checkpoint(db, CHAIN) == reference_checkpoint
             assert reference_checkpoint is not None and reference_checkpoint[0] == head
-            rows, documents = split_documents(db)
-            for table in (*INDEXED, *ROLLUPS):
-                assert rows[table] == reference[table], table
-            for table in DOCUMENTED:
-                # A document, where present, is the one a single process renders.
-                pairs = zip(documents[table], reference_docs[table], strict=True)
-                differing = [(d, r) for d, r in pairs if d is not None and r is not None and d != r]
-                assert not differing, (table, differing[:2])
+            assert_same_store(split_documents(db), (reference, reference_docs))
 
 
 def test_one_worker_follows_the_head_and_finishes_the_plan(pg_urls: tuple[str, str]) -> None:
@@ -151,15 +158,10 @@ def test_one_worker_follows_the_head_and_finishes_the_plan(pg_urls: tuple[str, s
                     proc.terminate()
                     _, err = proc.communicate(timeout=60)
                     assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
-            rows, documents = split_documents(db)
+            written = split_documents(db)
         with open_database(reference_url) as ref:
             index_node(ref, node.rpc, until=head, batch_blocks=2)
-            reference, reference_docs = split_documents(ref)
-    for table in (*INDEXED, *ROLLUPS):
-        assert rows[table] == reference[table], table
-    for table in DOCUMENTED:
-        pairs = zip(documents[table], reference_docs[table], strict=True)
-        assert all(d is None or r is None or d == r for d, r in pairs), table
+            assert_same_store(written, split_documents(ref))
 
 
 def follower(rpc: str, url: str, extra: list[str]) -> subprocess.Popen[bytes]:
@@ -233,13 +235,8 @@ def test_later_ranges_written_first_show_the_first_seen_nft(pg_urls: tuple[str, 
                     claims.close()
             _, err = proc.communicate(timeout=300)
             assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
-            rows, documents = split_documents(db)
-    for table in (*INDEXED, *ROLLUPS):
-        assert rows[table] == reference[table], table
-    for table in DOCUMENTED:
-        pairs = zip(documents[table], reference_docs[table], strict=True)
-        differing = [(d, r) for d, r in pairs if d is not None and r is not None and d != r]
-        assert not differing, (table, differing[:1])
+            written = split_documents(db)
+    assert_same_store(written, (reference, reference_docs))
 
 
 def demo_rounds_a_minute_apart(rpc: str, rounds: int) -> None:
