@@ -49,26 +49,33 @@ from snowfield.cli.compose import data_api_error
 from snowfield.store.bulk_load import deferred_indexes
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
+from snowfield.store.schema import SCHEMA_VERSION
 from snowfield.store.writes import upsert_chain, write_batch
 from snowfield.testing import DevnetProcess, free_port, run_demo_rounds, serve_asgi
 
 HERE = Path(__file__).resolve().parent
+CACHE = HERE.parent / ".bench" / "scale"
 RUN_LIMIT = 1_800.0  # seconds for one backfill run, and at least for one store build
 # A store build's limit grows with its size: 10M transactions at the ~5,000 tx/s measured at 1M
 # (docs/operations.md) would take ~33 minutes, over RUN_LIMIT; this allows a third of that rate.
 BUILD_SECONDS_PER_MILLION = 600.0
 ROUNDS, PER_ROUND = 5, 40  # latency: sizes interleave each round
+CLASS_ADDRESSES = 4  # addresses per class of the skew, cycled through
+LATENCY_LIMIT = 900.0  # seconds for all latency rounds
 P50_FLAT, P99_FLAT = 1.2, 1.5
 UNLIMITED = 10**12
 
 
-def _api_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("api_bench", HERE / "api.py")
+def _bench_module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["api_bench"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+st = _bench_module("scale_traffic")
 
 
 def _schema_url(pg: str, schema: str) -> str:
@@ -174,41 +181,82 @@ def run_backfill(pg: str, rounds: int, blocks: int, workers: Sequence[int], batc
 # -- 2. size --------------------------------------------------------------------------------
 
 
-def store(ab: ModuleType, pg: str, size: int, *, bulk: bool = False) -> Database:
-    """The PostgreSQL store of `size` body transactions, built when missing; `bulk`: with the
-    writer's deferred secondary indexes (store/bulk_load.py), built again at the end."""
-    schema = f"bench_scale_{size}_g{ab.GENERATOR_VERSION}"
-    db = Database(_schema_url(pg, schema), query_timeout=300)
-    db.migrate()
-    if db.meta("bench_scale_built") == str(size):
-        print(f"  {size:>11,} transactions: cached in schema {schema}")
-        return db
-    if size % (ab.PER_BLOCK * ab.BLOCKS_PER_BATCH) or size % ab.TARGET_TXS:
-        raise SystemExit(f"sizes must be multiples of {ab.PER_BLOCK * ab.BLOCKS_PER_BATCH:,}")
-    upsert_chain(db, ChainRow(ab.CHAIN_ID, "Bench C-Chain", "local", "http://127.0.0.1:9650/rpc",
+def _build(db: Database, size: int, *, bulk: bool) -> None:
+    """Writes the store of `size` body transactions: scale_traffic's blocks, one `write_batch`
+    per BLOCKS_PER_BATCH blocks; generating and writing are timed apart."""
+    upsert_chain(db, ChainRow(st.CHAIN_ID, "Bench C-Chain", "local", "http://127.0.0.1:9650/rpc",
                               description="synthetic rows of bench/scale.py"))  # fmt: skip
-    first, tokens = ab.genesis()
-    write_batch(db, ab.CHAIN_ID, [first], tokens)
-    rng = random.Random(size)
+    traffic = st.Traffic(size, seed=size)
+    first, tokens = traffic.genesis()
+    write_batch(db, st.CHAIN_ID, [first], tokens)
     began = time.monotonic()
+    generating = writing = 0.0
     limit = max(RUN_LIMIT, size / 1e6 * BUILD_SECONDS_PER_MILLION)
     with deferred_indexes(db) if bulk else contextlib.nullcontext():
-        for start in range(1, size // ab.PER_BLOCK + 1, ab.BLOCKS_PER_BATCH):
-            write_batch(db, ab.CHAIN_ID, ab.body_blocks(size, start, ab.BLOCKS_PER_BATCH, rng))
-            done = (start + ab.BLOCKS_PER_BATCH - 1) * ab.PER_BLOCK
+        for start in range(1, size // st.PER_BLOCK + 1, st.BLOCKS_PER_BATCH):
+            t0 = time.perf_counter()
+            bundles, nfts = traffic.blocks(start, st.BLOCKS_PER_BATCH)
+            t1 = time.perf_counter()
+            write_batch(db, st.CHAIN_ID, bundles, nfts=nfts)
+            generating, writing = generating + t1 - t0, writing + time.perf_counter() - t1
+            done = (start + st.BLOCKS_PER_BATCH - 1) * st.PER_BLOCK
             if time.monotonic() - began > limit:
                 raise SystemExit(f"building {size:,} took over {limit:.0f} s; aborted")
             print(f"  {size:>11,} transactions: {done / size:4.0%} in"
                   f" {time.monotonic() - began:.0f} s", flush=True)  # fmt: skip
         loaded = time.monotonic() - began
     elapsed = time.monotonic() - began
-    indexes = f", {elapsed - loaded:.1f} s of it building indexes" if bulk else ""
-    print(f"  {size:>11,} transactions: written in {elapsed:.1f} s = {size / elapsed:,.0f} tx/s"
-          f" (generating the rows included){indexes}", flush=True)  # fmt: skip
+    indexes = elapsed - loaded
+    writer = writing + indexes
+    print(f"  {size:>11,} transactions: {elapsed:.1f} s = {generating:.1f} s generating the rows"
+          f" + {writing:.1f} s write_batch" + (f" + {indexes:.1f} s building the deferred indexes"
+          if bulk else "") + f"; the writer: {size / writer:,.0f} tx/s", flush=True)  # fmt: skip
     with db.transaction() as w:
         w.execute("ANALYZE")
+
+
+def store(pg: str, size: int, *, bulk: bool = False) -> Database:
+    """The PostgreSQL store of `size` body transactions, built when missing; `bulk`: with the
+    writer's deferred secondary indexes (store/bulk_load.py), built again at the end."""
+    schema = f"bench_scale_{size}_t{st.GENERATOR_VERSION}"
+    db = Database(_schema_url(pg, schema), query_timeout=300)
+    db.migrate()
+    if db.meta("bench_scale_built") == str(size):
+        print(f"  {size:>11,} transactions: cached in schema {schema}")
+        return db
+    _check_size(size)
+    _drop(pg, schema)  # a build that died midway leaves rows that would conflict
+    db.close()
+    db = Database(_schema_url(pg, schema), query_timeout=300)
+    db.migrate()
+    _build(db, size, bulk=bulk)
+    with db.transaction() as w:
         w.execute("INSERT INTO meta (key, value) VALUES ('bench_scale_built', ?)", (str(size),))
     return db
+
+
+def sqlite_store(size: int) -> Path:
+    """The same rows in a SQLite file (cached under .bench/scale/), for its size beside."""
+    path = CACHE / f"scale-{size}-t{st.GENERATOR_VERSION}-schema{SCHEMA_VERSION}.db"
+    if path.exists():
+        return path
+    _check_size(size)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.unlink(missing_ok=True)
+    db = Database(str(partial), query_timeout=300)
+    db.migrate()
+    print(f"  SQLite, {size:,} transactions:", flush=True)
+    _build(db, size, bulk=False)
+    db.query("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    partial.replace(path)
+    return path
+
+
+def _check_size(size: int) -> None:
+    if size % (st.PER_BLOCK * st.BLOCKS_PER_BATCH):
+        raise SystemExit(f"sizes must be multiples of {st.PER_BLOCK * st.BLOCKS_PER_BATCH:,}")
 
 
 def pg_bytes(db: Database) -> int:
@@ -220,16 +268,34 @@ def pg_bytes(db: Database) -> int:
     return int(row[0]) if row else 0
 
 
-def paths(ab: ModuleType, size: int, rng: random.Random) -> dict[str, list[str]]:
-    base = f"/v1/chains/{ab.CHAIN_ID}"
-    who = f"{base}/addresses/{ab.TARGET}"
-    sample = rng.sample(range(ab.TARGET_TXS, size), PER_ROUND)
+def classes(size: int) -> dict[str, list[str]]:
+    """Addresses across the skew, by class: the hot contracts; the draw's busiest addresses
+    (more transactions the larger the store); the traffic median (the rank below which half
+    the draws fall); the population median; the coldest ranks (a transaction or two, or none)."""
+    zipf = st.Zipf(st.population(size), st.ZIPF_S)
+    warm, last = zipf.expected_rank(0.5), st.population(size) - 1
     return {
-        "operation 5": [f"{who}/transactions?pageSize=10"],
-        "balances:getNative": [f"{who}/balances:getNative"],
-        "balances:listErc20": [f"{who}/balances:listErc20?pageSize=10"],
-        "transactions/{txHash}": [f"{base}/transactions/{ab._hash(1, g)}" for g in sample],
+        "hot contract": list(st.HOT_CONTRACTS),
+        "hot": [st.holder(r) for r in range(CLASS_ADDRESSES)],
+        "traffic median": [st.holder(warm + r) for r in range(CLASS_ADDRESSES)],
+        "median": [st.holder(last // 2 + r) for r in range(CLASS_ADDRESSES)],
+        "cold": [st.holder(last - r) for r in range(CLASS_ADDRESSES)],
     }
+
+
+def paths(size: int, rng: random.Random) -> dict[str, list[str]]:
+    """Operation -> the URLs a round cycles through."""
+    base = f"/v1/chains/{st.CHAIN_ID}"
+    found: dict[str, list[str]] = {}
+    for name, who in classes(size).items():
+        found[f"operation 5, {name}"] = [f"{base}/addresses/{a}/transactions?pageSize=10"
+                                         for a in who]  # fmt: skip
+        found[f"getNative, {name}"] = [f"{base}/addresses/{a}/balances:getNative" for a in who]
+        found[f"listErc20, {name}"] = [f"{base}/addresses/{a}/balances:listErc20?pageSize=10"
+                                       for a in who]  # fmt: skip
+    sample = rng.sample(range(size), PER_ROUND)
+    found["transactions/{txHash}"] = [f"{base}/transactions/{st.tx_hash(g)}" for g in sample]
+    return found
 
 
 def served(base: str, wanted: dict[str, list[str]]) -> list[str]:
@@ -254,11 +320,10 @@ def timed(client: httpx.Client, path: str) -> float:
 
 
 def run_size(pg: str, size: int, *, bulk: bool = False) -> None:
-    ab = _api_bench()
-    unit = ab.PER_BLOCK * ab.BLOCKS_PER_BATCH
+    unit = st.PER_BLOCK * st.BLOCKS_PER_BATCH
     small = max(unit, size // 10 // unit * unit)
     sizes = (small, size)
-    stores = {n: store(ab, pg, n, bulk=bulk) for n in sizes}
+    stores = {n: store(pg, n, bulk=bulk) for n in sizes}
     rng = random.Random(7)
     samples: dict[tuple[int, str], list[float]] = {}
     policy = RatePolicy(UNLIMITED, UNLIMITED)
@@ -268,32 +333,50 @@ def run_size(pg: str, size: int, *, bulk: bool = False) -> None:
         serve_asgi(apps[size], name="large", render=data_api_error) as b,
     ):
         bases = {small: a, size: b}
-        ops = served(a, paths(ab, small, rng))
+        ops = served(a, paths(small, rng))
+        deadline = time.monotonic() + LATENCY_LIMIT
         for _ in range(ROUNDS):
             for n in sizes:
                 with httpx.Client(base_url=bases[n], timeout=60) as client:
-                    for op, urls in paths(ab, n, rng).items():
+                    for op, urls in paths(n, rng).items():
                         if op not in ops:
                             continue
                         timed(client, urls[0])  # warm the connection and the plan
                         found = samples.setdefault((n, op), [])
                         found.extend(timed(client, urls[i % len(urls)]) for i in range(PER_ROUND))
+            if time.monotonic() > deadline:
+                raise SystemExit(f"latency rounds took over {LATENCY_LIMIT:.0f} s")
     print(f"latency, {size:,} over {small:,} transactions (targets p50 <= {P50_FLAT}x,"
-          f" p99 <= {P99_FLAT}x):")  # fmt: skip
+          f" p99 <= {P99_FLAT}x; {ROUNDS} x {PER_ROUND} requests per cell):")  # fmt: skip
     for op in ops:
         q = {n: statistics.quantiles(samples[(n, op)], n=100, method="inclusive") for n in sizes}
         p50 = {n: statistics.median(samples[(n, op)]) for n in sizes}
-        print(f"  {op:<24} p50 {p50[small] * 1e3:6.2f} -> {p50[size] * 1e3:6.2f} ms"
+        print(f"  {op:<34} p50 {p50[small] * 1e3:6.2f} -> {p50[size] * 1e3:6.2f} ms"
               f" = {p50[size] / p50[small]:4.2f}x   p99 {q[small][98] * 1e3:6.2f} ->"
               f" {q[size][98] * 1e3:6.2f} ms = {q[size][98] / q[small][98]:4.2f}x")  # fmt: skip
-    sqlite = ab.database(small)
     for n in sizes:
         print(f"  PostgreSQL store: {pg_bytes(stores[n]) / 2**20 / (n / 1e6):8.0f} MiB per million"
-              f" transactions at {n:,}")  # fmt: skip
+              f" transactions at {n:,}; {census(stores[n])}")  # fmt: skip
+    sqlite = sqlite_store(small)
     print(f"  SQLite store:     {sqlite.stat().st_size / 2**20 / (small / 1e6):8.0f} MiB per"
-          f" million transactions at {small:,} (bench/api.py's file)")  # fmt: skip
+          f" million transactions at {small:,} (the same rows)")  # fmt: skip
     for db in stores.values():
         db.close()
+
+
+def census(db: Database) -> str:
+    """Rows per transaction of the tables the generator fills (planner estimates: cheap)."""
+    tables = ("transactions", "address_txs", "transfers", "logs", "internal_txs",
+              "token_balance_history", "balances", "nfts")  # fmt: skip
+    rows = dict(db.query(
+        "SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n"
+        " ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'",
+        (db.url.schema,),
+    ))  # fmt: skip
+    txs = max(1.0, float(rows.get("transactions", 1)))
+    return "rows per transaction: " + ", ".join(
+        f"{t} {float(rows[t]) / txs:.2f}" for t in tables if t in rows
+    )
 
 
 def main() -> None:
