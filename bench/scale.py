@@ -6,21 +6,27 @@
    --parallel-backfill` with 1, 2 and 4 worker processes into a fresh PostgreSQL schema each:
    blocks/s, as a share of the ceiling and against 1 worker.
 2. Size (`--part size`): PostgreSQL stores of synthetic rows written through the project's
-   writer (`write_batch`, bench/api.py's generator: hot token and router contracts, ERC-20
-   transfers, internal calls, one address with the same 1,000 transactions at every size), of
-   `--transactions` and of a tenth of it (the baseline); p50 and p99 of operation 5, the native
-   and ERC-20 balance operations and `transactions/{txHash}`, large over small (targets: p50
-   <= 1.2x, p99 <= 1.5x); the store's size per million transactions beside the SQLite store's
-   of the baseline size.
+   writer (`write_batch`) from bench/scale_traffic.py's chain, which has a real one's skew:
+   Zipf-distributed senders and recipients over a population of a tenth of the store's
+   transactions, a DEX router and a stablecoin taking a large share of the calls, ERC-20,
+   ERC-721 (with `nfts` rows) and ERC-1155 single and batch transfers with their logs, other
+   contracts' logs, native transfers, internal calls, contract creations. Sizes `--transactions`
+   and a tenth of it (the baseline). Latency of operation 5, the native and ERC-20 balance
+   operations, per class of address across the skew (the hot contracts; the busiest addresses,
+   busier the larger the store; the traffic median; the population median; the coldest), and
+   of `transactions/{txHash}`: p50 and p99, large over small (targets: p50 <= 1.2x, p99 <=
+   1.5x); the store's size per million transactions and its rows per transaction, beside a
+   SQLite store of the same rows at the baseline size (cached under .bench/scale/).
 
-The stores are kept in PostgreSQL schemas named after their size and reused. Loopback only;
-every loop is bounded in count and time. Each build prints its transactions/s (the writer loads
-with COPY, store/bulk.py); `--bulk` builds with the writer's deferred secondary indexes
-(store/bulk_load.py), built again at the end and counted in the rate. `--transactions 10000000`
-is the issue's size (about half an hour of writing with `--bulk` at the rates of
-docs/operations.md); the figures there come from smaller runs.
+The stores are kept in PostgreSQL schemas named after their size and the generator's version and
+reused (`--rebuild` builds them again). Loopback only; every loop is bounded in count and time.
+Each build prints its time split into generating the rows, `write_batch` and (with `--bulk`)
+building the writer's deferred secondary indexes (store/bulk_load.py), and the writer's
+transactions/s (generation left out). A build's time limit grows with its size.
+`--transactions 10000000` is the issue's size; the figures in docs/operations.md come from
+200k and 1M runs.
 
-    python bench/scale.py [--part all|backfill|size] [--transactions 200000] [--bulk]
+    python bench/scale.py [--part all|backfill|size] [--transactions 200000] [--bulk] [--rebuild]
                           [--blocks 300] [--workers 1 2 4] [--pg postgresql://127.0.0.1:5432/test]
 """
 
@@ -29,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import importlib.util
 import random
 import statistics
@@ -62,6 +69,8 @@ BUILD_SECONDS_PER_MILLION = 600.0
 ROUNDS, PER_ROUND = 5, 40  # latency: sizes interleave each round
 CLASS_ADDRESSES = 4  # addresses per class of the skew, cycled through
 LATENCY_LIMIT = 900.0  # seconds for all latency rounds
+CENSUS = ("address_txs", "transfers", "logs", "internal_txs", "token_balance_history", "balances",
+          "nfts")  # fmt: skip
 P50_FLAT, P99_FLAT = 1.2, 1.5
 UNLIMITED = 10**12
 
@@ -215,13 +224,14 @@ def _build(db: Database, size: int, *, bulk: bool) -> None:
         w.execute("ANALYZE")
 
 
-def store(pg: str, size: int, *, bulk: bool = False) -> Database:
-    """The PostgreSQL store of `size` body transactions, built when missing; `bulk`: with the
-    writer's deferred secondary indexes (store/bulk_load.py), built again at the end."""
+def store(pg: str, size: int, *, bulk: bool = False, rebuild: bool = False) -> Database:
+    """The PostgreSQL store of `size` body transactions, built when missing (or `rebuild`);
+    `bulk`: with the writer's deferred secondary indexes (store/bulk_load.py), built again at
+    the end."""
     schema = f"bench_scale_{size}_t{st.GENERATOR_VERSION}"
     db = Database(_schema_url(pg, schema), query_timeout=300)
     db.migrate()
-    if db.meta("bench_scale_built") == str(size):
+    if db.meta("bench_scale_built") == str(size) and not rebuild:
         print(f"  {size:>11,} transactions: cached in schema {schema}")
         return db
     _check_size(size)
@@ -268,6 +278,7 @@ def pg_bytes(db: Database) -> int:
     return int(row[0]) if row else 0
 
 
+@functools.cache
 def classes(size: int) -> dict[str, list[str]]:
     """Addresses across the skew, by class: the hot contracts; the draw's busiest addresses
     (more transactions the larger the store); the traffic median (the rank below which half
@@ -319,11 +330,11 @@ def timed(client: httpx.Client, path: str) -> float:
     return elapsed
 
 
-def run_size(pg: str, size: int, *, bulk: bool = False) -> None:
+def run_size(pg: str, size: int, *, bulk: bool = False, rebuild: bool = False) -> None:
     unit = st.PER_BLOCK * st.BLOCKS_PER_BATCH
     small = max(unit, size // 10 // unit * unit)
     sizes = (small, size)
-    stores = {n: store(pg, n, bulk=bulk) for n in sizes}
+    stores = {n: store(pg, n, bulk=bulk, rebuild=rebuild) for n in sizes}
     rng = random.Random(7)
     samples: dict[tuple[int, str], list[float]] = {}
     policy = RatePolicy(UNLIMITED, UNLIMITED)
@@ -365,18 +376,19 @@ def run_size(pg: str, size: int, *, bulk: bool = False) -> None:
 
 
 def census(db: Database) -> str:
-    """Rows per transaction of the tables the generator fills (planner estimates: cheap)."""
-    tables = ("transactions", "address_txs", "transfers", "logs", "internal_txs",
-              "token_balance_history", "balances", "nfts")  # fmt: skip
-    rows = dict(db.query(
-        "SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n"
-        " ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'",
+    """Rows per transaction (planner estimates: cheap) and MiB per million transactions of the
+    largest tables, indexes included."""
+    found = db.query(
+        "SELECT c.relname, c.reltuples, pg_total_relation_size(c.oid) FROM pg_class c"
+        " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'"
+        " ORDER BY 3 DESC",
         (db.url.schema,),
-    ))  # fmt: skip
-    txs = max(1.0, float(rows.get("transactions", 1)))
-    return "rows per transaction: " + ", ".join(
-        f"{t} {float(rows[t]) / txs:.2f}" for t in tables if t in rows
     )
+    rows = {str(r[0]): float(r[1]) for r in found}
+    txs = max(1.0, rows.get("transactions", 1.0))
+    per_tx = ", ".join(f"{t} {rows[t] / txs:.2f}" for t in CENSUS if t in rows)
+    largest = ", ".join(f"{r[0]} {int(r[2]) / 2**20 / (txs / 1e6):,.0f}" for r in found[:6])
+    return f"rows per transaction: {per_tx}\n    MiB per million, largest tables: {largest}"
 
 
 def main() -> None:
@@ -390,11 +402,12 @@ def main() -> None:
     parser.add_argument("--pg", default="postgresql://127.0.0.1:5432/test")
     parser.add_argument("--bulk", action="store_true",
                         help="build the stores with their secondary indexes deferred")  # fmt: skip
+    parser.add_argument("--rebuild", action="store_true", help="build the stores even if cached")
     args = parser.parse_args()
     if args.part in ("all", "backfill"):
         run_backfill(args.pg, args.rounds, args.blocks, args.workers, args.batch_blocks)
     if args.part in ("all", "size"):
-        run_size(args.pg, args.transactions, bulk=args.bulk)
+        run_size(args.pg, args.transactions, bulk=args.bulk, rebuild=args.rebuild)
 
 
 if __name__ == "__main__":
