@@ -63,10 +63,13 @@ from snowfield.testing import DevnetProcess, free_port, run_demo_rounds, serve_a
 HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".bench" / "scale"
 RUN_LIMIT = 1_800.0  # seconds for one backfill run, and at least for one store build
-# A store build's limit grows with its size: 10M transactions at the ~5,000 tx/s measured at 1M
-# (docs/operations.md) would take ~33 minutes, over RUN_LIMIT; this allows a third of that rate.
+# A store build's limit grows with its size: 1M of scale_traffic's transactions took 220 s with
+# --bulk, generating the rows included (docs/operations.md), and 1M ran ~12% slower per
+# transaction than 100k; 10M at that trend is ~40 minutes, over RUN_LIMIT. 600 s per million
+# (100 minutes at 10M) leaves room for a machine 2.5 times slower.
 BUILD_SECONDS_PER_MILLION = 600.0
-ROUNDS, PER_ROUND = 5, 40  # latency: sizes interleave each round
+ROUNDS, PER_ROUND = 10, 50  # latency: sizes interleave each round (500 samples a cell:
+# fewer left the p50 ratios of ~1 ms requests swinging by +-30% on a shared machine)
 CLASS_ADDRESSES = 4  # addresses per class of the skew, cycled through
 LATENCY_LIMIT = 900.0  # seconds for all latency rounds
 CENSUS = ("address_txs", "transfers", "logs", "internal_txs", "token_balance_history", "balances",
