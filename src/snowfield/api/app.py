@@ -103,7 +103,7 @@ def create_data_app(
     """The data service over `db` (already migrated); `limiter` defaults to in-memory counters;
     with `explorer`, the explorer's page at / (snowfield.api.site); `public_url` prefixes the
     links it hands out (export files); `requests` logs every answered request (usage), by
-    default to `db` every second (not at all without `log_requests`)."""
+    default to `db` every tenth of a second (not at all without `log_requests`)."""
     secret = db.meta("page_token_secret")
     if secret is None:
         raise Unavailable("the database has no page-token secret: run its migration first")
