@@ -12,13 +12,12 @@ every block up to it is written — and moves to the end of the longest finished
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
 from snowfield.errors import Unsupported
 from snowfield.store import rollups as rollup_tables
-from snowfield.store.database import Database, Writer
+from snowfield.store.database import Database, Writer, advisory_key
 from snowfield.store.rollups import Rollups
 
 _UNFINISHED = "(end_block IS NULL OR next_block <= end_block)"
@@ -38,9 +37,8 @@ def lock_key(schema: str | None, chain_id: int, start: int | None) -> int:
     PostgreSQL's advisory locks are the whole database's, so the store's schema is part of the
     name: two stores in schemas of one database (`?schema=`) must not take each other's
     ranges or tip for their own."""
-    text = f"snowfield-backfill:{schema or ''}:{chain_id}:{'tip' if start is None else start}"
-    return int.from_bytes(
-        hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
+    return advisory_key(
+        f"snowfield-backfill:{schema or ''}:{chain_id}:{'tip' if start is None else start}"
     )
 
 

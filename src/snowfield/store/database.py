@@ -206,7 +206,10 @@ class Database:
                 # One migrator per store at a time: `index` and `serve` started together both
                 # ran CREATE TABLE IF NOT EXISTS, and the second died on pg_type's unique index.
                 # (SQLite's BEGIN IMMEDIATE serializes them already.)
-                w.execute("SELECT pg_advisory_xact_lock(?)", (_migrate_lock_key(self.url.schema),))
+                w.execute(
+                    "SELECT pg_advisory_xact_lock(?)",
+                    (advisory_key(f"snowfield-migrate:{self.url.schema or ''}"),),
+                )
             for ddl in TABLES:
                 w.execute(ddl_for(self.dialect, ddl))
             w.execute(
@@ -274,12 +277,11 @@ def _enter_wal(conn: sqlite3.Connection, within: float = 30.0) -> None:
         pause = min(pause * 2, 0.1)
 
 
-def _migrate_lock_key(schema: str | None) -> int:
-    """The advisory lock of one store's migration (PostgreSQL's locks are the database's, so the
-    schema is part of its name)."""
-    text = f"snowfield-migrate:{schema or ''}"
+def advisory_key(name: str) -> int:
+    """A PostgreSQL advisory lock's signed 64-bit key, named by text. Those locks are the whole
+    database's, so a name includes the store's schema where the lock is one store's."""
     return int.from_bytes(
-        hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
+        hashlib.blake2b(name.encode(), digest_size=8).digest(), "big", signed=True
     )
 
 
