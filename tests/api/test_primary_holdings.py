@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from snowfield.api.primary.balances import p_balances
-from snowfield.store import p_address_queries, p_holdings, primary
+from snowfield.store import p_address_queries, p_genesis, p_holdings, primary
 from snowfield.store.database import Database
 from snowfield.store.p_address_queries import UtxoFilter
 from snowfield.store.primary_documents import utxo
@@ -173,3 +173,48 @@ def test_the_upgrade_from_schema_19_rebuilds_the_same_rows(store: Store) -> None
         p_holdings.fill_documents(w, pchain)
     assert _tables(db) == before
     assert _assert_same(store) > 10
+
+
+def test_one_statement_reads_answer_as_their_parts(store: Store) -> None:
+    """A balance's rows carrying the genesis flag and the chain time, and a UTXO page carrying
+    the genesis flag (one statement each), answer as the separate reads do, for owners with and
+    without genesis allocations."""
+    db, pchain, _, owners = store
+    with_genesis = [a for a in owners if p_genesis.owned(db, pchain, [a])]
+    assert with_genesis and len(with_genesis) < len(owners)
+    for group in _groups(owners):
+        genesis = p_genesis.owned(db, pchain, group)
+        flagged = p_holdings.held_with_flags(db, pchain, group)
+        if len(group) == 1 and p_holdings.held(db, pchain, group):
+            assert flagged is not None
+            assert flagged.held == p_holdings.held(db, pchain, group)
+            assert flagged.owns_genesis == bool(genesis)
+            assert flagged.chain_time == chain_time(db, pchain)
+        else:
+            assert flagged is None
+        for f in FILTERS:
+            found, page = p_holdings.owned_page(db, pchain, group, f, None, 2)
+            if any(u.consuming_tx is None for u in genesis):
+                assert (found, page) == (genesis, None)
+                continue
+            assert page == p_holdings.utxo_documents(db, pchain, group, f, None, 2)
+            assert found == genesis
+
+
+def test_the_upgrade_to_schema_26_lists_the_genesis_owners(store: Store) -> None:
+    db, pchain, _, owners = store
+    before = db.query("SELECT * FROM p_genesis_owners ORDER BY pchain, address, utxo_id")
+    # Every owner of every stored genesis UTXO, from its owner list.
+    listed = sorted(
+        (str(p), a, str(u))
+        for p, u, text in db.query("SELECT pchain, utxo_id, addresses FROM p_genesis_utxos")
+        for a in str(text).split(",")
+    )
+    assert before and sorted(tuple(map(str, r)) for r in before) == listed
+    with db.transaction() as w:
+        w.execute("DROP TABLE p_genesis_owners")
+        w.execute("UPDATE meta SET value = '25' WHERE key = 'schema_version'")
+    db.migrate()
+    assert db.meta("schema_version") == str(SCHEMA_VERSION)
+    assert db.query("SELECT * FROM p_genesis_owners ORDER BY pchain, address, utxo_id") == before
+    assert any(p_genesis.owned(db, pchain, [a]) for a in owners)

@@ -5,7 +5,8 @@ read only when one of them is locked.
 
 Why one call: on PostgreSQL each store call is a worker-thread round trip, and the balance
 made four; on SQLite one chain-time read serves the P-Chain's own lists and the atomic memory
-(each read its own)."""
+(each read its own). One address holding something is one statement here (its balance rows,
+with the genesis flag and the chain time as columns), and the atomic memory's."""
 
 from __future__ import annotations
 
@@ -30,12 +31,21 @@ class BalanceNow:
 
 def read(db: Database, chains: Chains, addresses: Sequence[str]) -> BalanceNow:
     pchain = chains.pchain
-    held = p_holdings.held(db, pchain, addresses)
-    genesis = p_genesis.owned(db, pchain, addresses)
+    # One address that holds something: its rows carry the genesis flag and the chain time.
+    flagged = p_holdings.held_with_flags(db, pchain, addresses)
+    if flagged is None:
+        held = p_holdings.held(db, pchain, addresses)
+        genesis = p_genesis.owned(db, pchain, addresses)
+    else:
+        held = flagged.held
+        genesis = p_genesis.owned(db, pchain, addresses) if flagged.owns_genesis else []
     shared = atomic_utxos.shared_at(db, chains, pchain, addresses, None)
     locked = (
         any(map(p_holdings.locked, held))
         or any(u.consuming_tx is None and (u.stakeable_locktime or u.locktime) for u in genesis)
         or any(s.locktime for s in shared)
     )
-    return BalanceNow(held, genesis, shared, chain_time(db, pchain) if locked else None)
+    if not locked:
+        return BalanceNow(held, genesis, shared, None)
+    now = chain_time(db, pchain) if flagged is None else flagged.chain_time
+    return BalanceNow(held, genesis, shared, now)

@@ -19,9 +19,10 @@ from typing import Any
 
 from snowfield.store import sql
 from snowfield.store.database import Database
+from snowfield.store.p_genesis_schema import OWNER_INSERT, owner_rows
 from snowfield.store.primary_rows import UtxoRow
 
-__all__ = ["GenesisUtxo", "owned", "unprobed", "write_probed"]
+__all__ = ["GenesisUtxo", "owned", "owns_clause", "unprobed", "write_probed"]
 
 
 def unprobed(db: Database, pchain: str, xchain: str | None) -> tuple[list[str], int] | None:
@@ -84,6 +85,10 @@ def write_probed(
             ],
         )  # fmt: skip
         w.executemany(
+            OWNER_INSERT,
+            [o for u in utxos for o in owner_rows(pchain, u.utxo_id, ",".join(u.addresses))],
+        )
+        w.executemany(
             "INSERT INTO p_genesis_probes (pchain, address) VALUES (?, ?)"
             " ON CONFLICT (pchain, address) DO NOTHING",
             [(pchain, a) for a in asked],
@@ -115,10 +120,9 @@ class GenesisUtxo:
 
 
 def owned(db: Database, pchain: str, addresses: Sequence[str]) -> list[GenesisUtxo]:
-    """The genesis UTXOs these addresses own, spent or not (a genesis holds few: read whole)."""
+    """The genesis UTXOs these addresses own, spent or not (by utxo id)."""
     if not addresses:
         return []
-    likes = " OR ".join(sql.listed("g.addresses", db.dialect) for _ in addresses)
     rows = db.query(
         "SELECT g.utxo_id, g.tx_id, g.output_index, g.asset_id, g.amount, g.addresses,"
         " g.threshold, g.locktime, g.stakeable_locktime, g.utxo_bytes,"
@@ -126,10 +130,20 @@ def owned(db: Database, pchain: str, addresses: Sequence[str]) -> list[GenesisUt
         " s.consuming_tx, s.consuming_height, s.consuming_timestamp"
         " FROM p_genesis_utxos g LEFT JOIN p_utxos s ON s.pchain = g.pchain"
         " AND s.utxo_id = g.utxo_id AND s.consuming_tx IS NOT NULL"
-        f" WHERE g.pchain = ? AND ({likes})",
-        [pchain, *(f",{a}," for a in addresses)],
+        " WHERE g.pchain = ? AND g.utxo_id IN (SELECT o.utxo_id FROM p_genesis_owners o"
+        f" WHERE o.pchain = ? AND o.address IN {sql.in_list(addresses)}) ORDER BY g.utxo_id",
+        [pchain, pchain, *addresses],
     )
     return [_genesis(r) for r in rows]
+
+
+def owns_clause(addresses: Sequence[str]) -> str:
+    """An SQL condition: whether these addresses own a genesis UTXO (spent or not); its
+    params are the P-Chain id, then the addresses."""
+    return (
+        "EXISTS (SELECT 1 FROM p_genesis_owners o WHERE o.pchain = ?"
+        f" AND o.address IN {sql.in_list(addresses)})"
+    )
 
 
 def _genesis(r: Sequence[Any]) -> GenesisUtxo:

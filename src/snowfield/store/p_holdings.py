@@ -17,6 +17,7 @@ Past answers (`blockTimestamp`, `includeSpent`) still read p_utxos."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
@@ -28,7 +29,14 @@ from snowfield.store.p_genesis import GenesisUtxo
 from snowfield.store.p_holdings_schema import HOLDINGS_INSERT
 from snowfield.store.pagination import Key, Page, page_of
 from snowfield.store.primary_documents import utxo
-from snowfield.store.primary_queries import _UTXO_COLUMNS, PUtxo, Reads, _utxo, chain_time
+from snowfield.store.primary_queries import (
+    _UTXO_COLUMNS,
+    CHAIN_TIME,
+    PUtxo,
+    Reads,
+    _utxo,
+    chain_time,
+)
 
 
 class _Writes(Reads, Protocol):
@@ -129,15 +137,23 @@ def fill_documents(w: _Writes, pchain: str, limit: int = 5_000) -> int:
     return len(ids)
 
 
-def _balance_rows(db: Reads, pchain: str, address: str) -> list[Held]:
-    """One address's balance rows, as Held entries of `count` UTXOs each."""
+_BALANCE_COLUMNS = (
+    "asset_id, staked, staker_ended, utxo_start, stakeable_locktime, locktime, amount, utxo_count"
+)
+
+
+def _balance_rows(db: Reads, pchain: str, address: str) -> list[Any]:
+    """One address's balance rows (asset, staked, ended, start, locks, amount, count)."""
+    return db.query(
+        f"SELECT {_BALANCE_COLUMNS} FROM p_balance_rows WHERE pchain = ? AND address = ?",
+        (pchain, address),
+    )
+
+
+def _held_of(rows: Iterable[Sequence[Any]]) -> list[Held]:
     return [
         Held(str(asset), int(amount), bool(staked), lock, plain, start, bool(ended), int(n))
-        for asset, staked, ended, start, lock, plain, amount, n in db.query(
-            "SELECT asset_id, staked, staker_ended, utxo_start, stakeable_locktime, locktime,"
-            " amount, utxo_count FROM p_balance_rows WHERE pchain = ? AND address = ?",
-            (pchain, address),
-        )
+        for asset, staked, ended, start, lock, plain, amount, n, *_ in rows
     ]
 
 
@@ -153,8 +169,33 @@ def held(db: Database, pchain: str, addresses: Sequence[str]) -> list[Held]:
     """What these addresses hold now: one address, its balance rows; more, their UTXOs (each
     once)."""
     if len(addresses) == 1:
-        return _balance_rows(db, pchain, addresses[0])
+        return _held_of(_balance_rows(db, pchain, addresses[0]))
     return _held_utxos(db, pchain, addresses)
+
+
+@dataclass(frozen=True, slots=True)
+class HeldNow:
+    held: list[Held]
+    owns_genesis: bool  # the owners own a genesis UTXO (spent or not)
+    chain_time: int | None  # the P-Chain's time (chain_time), read with them
+
+
+def held_with_flags(db: Database, pchain: str, addresses: Sequence[str]) -> HeldNow | None:
+    """`held`, with whether the owners own a genesis UTXO and the chain time, in one statement
+    (scalar subqueries as columns, run once): each statement more cost a balance ~25 us on
+    SQLite (bench/primary_api.py); None when they hold nothing (no row to carry the flags)."""
+    if len(addresses) != 1:
+        return None  # their UTXOs, each once: `held`
+    # The flags' params come first: their columns precede the FROM clause.
+    rows = db.query(
+        f"SELECT {_BALANCE_COLUMNS}, {p_genesis.owns_clause(addresses)}, {CHAIN_TIME}"
+        " FROM p_balance_rows WHERE pchain = ? AND address = ?",
+        (pchain, *addresses, pchain, pchain, addresses[0]),
+    )
+    if not rows:
+        return None
+    now = rows[0][-1]
+    return HeldNow(_held_of(rows), bool(rows[0][-2]), None if now is None else int(now))
 
 
 def locked(u: Held) -> bool:
@@ -190,6 +231,24 @@ def utxo_documents(
 ) -> Page[tuple[Any, ...]] | None:
     """p_address_queries.utxo_page's page of unspent UTXOs (the same keys and order), as rows
     of (*key, document bytes); None where a document is missing (render from p_utxos)."""
+    found = _documents(db, pchain, addresses, f, after, limit, genesis=False)
+    return None if found is None else found[0]
+
+
+def _documents(
+    db: Database,
+    pchain: str,
+    addresses: Sequence[str],
+    f: UtxoFilter,
+    after: Key | None,
+    limit: int,
+    *,
+    genesis: bool,
+) -> tuple[Page[tuple[Any, ...]], bool] | None:
+    """`utxo_documents`' page and (with `genesis`) whether the owners own a genesis UTXO, as
+    one statement: the flag is a column (an uncorrelated subquery, run once), so a page with
+    rows needs no second statement (each costs a request ~25 us on SQLite, bench/primary_api.py);
+    an empty page says nothing of the flag (False)."""
     assert not f.include_spent  # spent UTXOs are in p_utxos only
     if f.by_amount:
         keys = ["LENGTH(u.amount)", "u.amount", "u.utxo_id"]
@@ -197,18 +256,22 @@ def utxo_documents(
         keys = ["u.block_timestamp", "u.utxo_id"]
     document = "CAST(u.document AS BLOB)" if db.dialect == "sqlite" else "u.document"
     distinct = "DISTINCT " if len(addresses) > 1 else ""
-    args: list[Any] = [pchain, *addresses]
+    flag = f", {p_genesis.owns_clause(addresses)}" if genesis else ""
+    args: list[Any] = [*((pchain, *addresses) if genesis else ()), pchain, *addresses]
     clauses = utxo_page_clauses(f, keys, after, "1 = 1", args)
     rows = db.query(
-        f"SELECT {distinct}{', '.join(keys)}, {document} FROM p_holdings u"
+        f"SELECT {distinct}{', '.join(keys)}, {document}{flag} FROM p_holdings u"
         f" WHERE u.pchain = ? AND u.address IN {sql.in_list(addresses)}{clauses}",
         [*args, limit + 1],
     )
+    owns = bool(rows) and bool(rows[0][-1]) if genesis else False
+    if genesis:
+        rows = [r[:-1] for r in rows]
     if any(r[-1] is None for r in rows):
         return None
     if db.dialect != "sqlite":  # PostgreSQL's text arrives as str
         rows = [(*r[:-1], r[-1].encode()) for r in rows]
-    return page_of(rows, limit, lambda r: tuple(r[:-1]))
+    return page_of(rows, limit, lambda r: tuple(r[:-1])), owns
 
 
 def owned_page(
@@ -221,11 +284,17 @@ def owned_page(
 ) -> tuple[list[GenesisUtxo], Page[tuple[Any, ...]] | None]:
     """The owners' genesis allocations (p_genesis.owned) and, unless one of them is still held
     or spent UTXOs are asked for, their page of documents (`utxo_documents`): a UTXO page's
-    reads in one store call (one worker-thread hop on PostgreSQL, not two)."""
+    reads in one store call (one worker-thread hop on PostgreSQL, not two), and one statement
+    where the page has rows and the owners no genesis allocation (the common case)."""
+    if f.include_spent:
+        return p_genesis.owned(db, pchain, addresses), None
+    found = _documents(db, pchain, addresses, f, after, limit, genesis=True)
+    if found is not None and found[0].items and not found[1]:
+        return [], found[0]
     genesis = p_genesis.owned(db, pchain, addresses)
-    if f.include_spent or any(u.consuming_tx is None for u in genesis):
+    if any(u.consuming_tx is None for u in genesis):
         return genesis, None  # merged with the genesis rows (api/primary/p_genesis.py)
-    return genesis, utxo_documents(db, pchain, addresses, f, after, limit)
+    return genesis, None if found is None else found[0]
 
 
 def joined(items: Sequence[bytes]) -> orjson.Fragment:

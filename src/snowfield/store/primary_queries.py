@@ -127,13 +127,17 @@ _NOW = (
 )
 
 
+# The P-Chain's time at the last sync (else its last indexed block's), as a scalar subquery
+# (another read's column, store/p_holdings.py); one param, the P-Chain id.
+CHAIN_TIME = (
+    "(SELECT COALESCE(n.chain_time, (SELECT MAX(timestamp) FROM p_blocks b"
+    " WHERE b.pchain = n.pchain)) FROM primary_networks n WHERE n.pchain = ?)"
+)
+
+
 def chain_time(db: Reads, pchain: str) -> int | None:
     """The P-Chain's time at the last sync (else its last indexed block's); None before any."""
-    rows = db.query(
-        "SELECT COALESCE(n.chain_time, (SELECT MAX(timestamp) FROM p_blocks b"
-        " WHERE b.pchain = n.pchain)) FROM primary_networks n WHERE n.pchain = ?",
-        (pchain,),
-    )
+    rows = db.query(f"SELECT {CHAIN_TIME}", (pchain,))
     return None if not rows or rows[0][0] is None else int(rows[0][0])
 
 

@@ -25,7 +25,7 @@ from snowfield.store.evm_schema import (
     reread_evm_chains,
 )
 from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES, copy_request_log
-from snowfield.store.p_genesis_schema import P_GENESIS_TABLES
+from snowfield.store.p_genesis_schema import P_GENESIS_OWNERS, P_GENESIS_TABLES, fill_owners
 from snowfield.store.p_holdings_schema import P_BALANCE_ROWS, P_HOLDINGS
 from snowfield.store.p_holdings_schema import rebuild as rebuild_p_holdings
 from snowfield.store.primary_schema import (
@@ -46,7 +46,7 @@ from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 25
+SCHEMA_VERSION = 26
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -326,6 +326,7 @@ TABLES: tuple[str, ...] = (
     *X_TABLES,
     *C_ATOMIC_TABLES,
     *P_GENESIS_TABLES,
+    P_GENESIS_OWNERS,
     *P_HOLDINGS,
     *P_BALANCE_ROWS,
     *P_VALIDATOR_DOCUMENTS,
@@ -460,6 +461,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # Each validation's entry in the validators list, kept by the writer
     # (store/validator_documents.py): every validation to render at the next chain time.
     25: (*P_VALIDATOR_DOCUMENTS, P_VALIDATOR_DOCUMENTS_FILL),
+    # Each genesis UTXO's owners, one row each (store/p_genesis_schema.py).
+    26: (P_GENESIS_OWNERS, fill_owners),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
