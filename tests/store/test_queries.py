@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hmac
 import re
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -317,6 +318,15 @@ def test_a_read_past_its_time_limit_is_aborted(tmp_path: Path) -> None:
         with pytest.raises(Unavailable, match="too long"):
             db.query(endless)
         assert db.query("SELECT 1") == [(1,)]  # the connection stays usable, limit lifted
+        # Writes run unlimited on the same connection (only reads carry the deadline).
+        started = time.monotonic()
+        with db.transaction() as w:
+            w.execute(
+                "CREATE TABLE counted AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL"
+                " SELECT i + 1 FROM n WHERE i < 1500000) SELECT i FROM n"
+            )
+        assert time.monotonic() - started > 0.05  # longer than a read may take
+        assert db.query("SELECT COUNT(*) FROM counted") == [(1500000,)]
     finally:
         db.close()
 
