@@ -80,3 +80,23 @@ def test_a_failed_load_and_a_killed_one_get_their_indexes_back(db: Database) -> 
         assert not _indexes(db) & set(bulk_load.deferrable())
     db.migrate()
     assert _indexes(db) == every
+
+
+def test_postgresql_reads_run_on_their_generic_plan(db: Database) -> None:
+    """Operation 5's page read, prepared by psycopg from its fifth run, is planned once: on
+    the skewed stores of bench/scale.py PostgreSQL's default kept planning it per run
+    (database.py)."""
+    if db.dialect != "postgresql":
+        pytest.skip("a PostgreSQL setting")
+    from snowfield.store import history_pages
+
+    write_batch(db, CHAIN, _bundles(1, 30))
+    for n in range(20):
+        history_pages.address_items(db, CHAIN, "0x" + "aa" * 20, start_block=None,
+                                    end_block=None, descending=n % 2 == 0, after=None,
+                                    limit=11)  # fmt: skip
+    plans = db.query(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+        " WHERE statement LIKE '%address_txs%' AND generic_plans + custom_plans > 0"
+    )
+    assert plans and all(int(c) == 0 and int(g) > 0 for g, c in plans), plans

@@ -125,6 +125,14 @@ class Database:
             with contextlib.suppress(psycopg.errors.UniqueViolation):
                 conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.url.schema}"')
             conn.execute(f'SET search_path TO "{self.url.schema}"')
+        # The store's statements are keyset reads and writes by key, prepared by psycopg from
+        # their fifth run. With the default (`auto`), PostgreSQL kept planning operation 5's
+        # page read anew on every run on the skewed 1M store of bench/scale.py (the generic
+        # plan's estimate never beat the custom plans'): ~0.35 ms of planning on a ~0.7 ms
+        # read. The generic plan, the same index range for every address, took 0.23-0.40 ms
+        # (0.43-0.52x for every class of address, from the hot contracts to the coldest, in
+        # interleaved rounds: docs/operations.md).
+        conn.execute("SET plan_cache_mode = force_generic_plan")
         return conn
 
     def discard_connection(self) -> None:
