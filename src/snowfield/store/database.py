@@ -129,9 +129,9 @@ class Database:
         # their fifth run. With the default (`auto`), PostgreSQL kept planning operation 5's
         # page read anew on every run on the skewed 1M store of bench/scale.py (the generic
         # plan's estimate never beat the custom plans'): ~0.35 ms of planning on a ~0.7 ms
-        # read. The generic plan, the same index range for every address, took 0.23-0.40 ms
-        # (0.43-0.52x for every class of address, from the hot contracts to the coldest, in
-        # interleaved rounds: docs/operations.md).
+        # read. The generic plan, the same index range for every address, took 0.21-0.40 ms
+        # (0.41-0.57x for every class of address, from the hot contracts to the coldest, at 1M
+        # and at 10M, in interleaved rounds: docs/operations.md).
         conn.execute("SET plan_cache_mode = force_generic_plan")
         return conn
 

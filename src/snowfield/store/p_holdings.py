@@ -142,11 +142,14 @@ _BALANCE_COLUMNS = (
 )
 
 
-def _balance_rows(db: Reads, pchain: str, address: str) -> list[Any]:
-    """One address's balance rows (asset, staked, ended, start, locks, amount, count)."""
+def _balance_rows(
+    db: Reads, pchain: str, address: str, more: str = "", more_params: Sequence[Any] = ()
+) -> list[Any]:
+    """One address's balance rows (asset, staked, ended, start, locks, amount, count), then
+    the `more` columns (their `more_params` bind first: the columns precede the FROM clause)."""
     return db.query(
-        f"SELECT {_BALANCE_COLUMNS} FROM p_balance_rows WHERE pchain = ? AND address = ?",
-        (pchain, address),
+        f"SELECT {_BALANCE_COLUMNS}{more} FROM p_balance_rows WHERE pchain = ? AND address = ?",
+        (*more_params, pchain, address),
     )
 
 
@@ -186,12 +189,8 @@ def held_with_flags(db: Database, pchain: str, addresses: Sequence[str]) -> Held
     SQLite (bench/primary_api.py); None when they hold nothing (no row to carry the flags)."""
     if len(addresses) != 1:
         return None  # their UTXOs, each once: `held`
-    # The flags' params come first: their columns precede the FROM clause.
-    rows = db.query(
-        f"SELECT {_BALANCE_COLUMNS}, {p_genesis.owns_clause(addresses)}, {CHAIN_TIME}"
-        " FROM p_balance_rows WHERE pchain = ? AND address = ?",
-        (pchain, *addresses, pchain, pchain, addresses[0]),
-    )
+    flags = f", {p_genesis.owns_clause(addresses)}, {CHAIN_TIME}"
+    rows = _balance_rows(db, pchain, addresses[0], flags, (pchain, *addresses, pchain))
     if not rows:
         return None
     now = rows[0][-1]
