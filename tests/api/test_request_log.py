@@ -4,10 +4,16 @@ next flush, its new contexts stored once (none cached from the refused transacti
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 import time
+from pathlib import Path
 
+import pytest
+
+from snowfield.api.operations import request_log
 from snowfield.api.operations.request_log import RequestLog
-from snowfield.store.database import Database
+from snowfield.store.database import PAGE_SIZE, Database
 from snowfield.store.keys import ApiKey
 from snowfield.store.usage_log import RequestFilter, requests_in
 
@@ -56,3 +62,106 @@ def test_a_refused_batch_goes_in_whole_at_the_next_flush(db: Database) -> None:
     assert rows[0].path == "/v1/chains/43112/blocks/0"
     stored = db.query("SELECT COUNT(*) FROM api_request_contexts")[0][0]
     assert stored == 3  # one per user agent, none from the refused transaction
+
+
+def _sqlite(tmp_path: Path) -> Database:
+    db = Database(str(tmp_path / "log.db"))
+    db.migrate()
+    return db
+
+
+def test_on_sqlite_a_flush_writes_through_the_loops_own_connection(tmp_path: Path) -> None:
+    """The service reads on the event loop's thread; a commit by another connection makes that
+    connection drop its page cache (WAL mode), which `PRAGMA data_version` shows: it moves when
+    another connection committed. Written inline, the batch leaves it where it was."""
+    db = _sqlite(tmp_path)
+    key = ApiKey("k1", "one", created=0, revoked=None, chains=None, rate_per_minute=None)
+
+    async def go() -> tuple[int, int]:
+        log = RequestLog(db, interval=3600)
+        before = db.query("PRAGMA data_version")[0][0]
+        _record(log, 50, key)
+        await log.flush()
+        return before, db.query("PRAGMA data_version")[0][0]
+
+    before, after = asyncio.run(go())
+    assert before == after
+    assert len(requests_in(db, RequestFilter("k1", 0, 2**62), limit=100)) == 50
+
+
+def test_a_flush_never_waits_for_another_writer_on_the_loop(tmp_path: Path) -> None:
+    """While another connection holds the write lock (an indexer's batch), the flush hands the
+    batch to the worker thread, which waits for the lock; the event loop keeps running, and
+    the batch goes in whole once the lock is free."""
+    db = _sqlite(tmp_path)
+    key = ApiKey("k1", "one", created=0, revoked=None, chains=None, rate_per_minute=None)
+    other = sqlite3.connect(str(tmp_path / "log.db"), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+
+    async def go() -> float:
+        log = RequestLog(db, interval=3600)
+        _record(log, 30, key)
+        flushing = asyncio.ensure_future(log.flush())
+        started = time.monotonic()
+        await asyncio.sleep(0.3)  # the loop runs while the flush waits in the thread
+        ticked = time.monotonic() - started
+        assert not flushing.done()
+        other.execute("COMMIT")
+        await asyncio.wait_for(flushing, 30)
+        return ticked
+
+    assert asyncio.run(go()) < 1.0
+    assert len(requests_in(db, RequestFilter("k1", 0, 2**62), limit=100)) == 30
+
+
+def test_inline_writes_never_checkpoint_and_the_log_does_it_from_its_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An inline commit leaves its frames in the WAL, even past the connection's checkpoint
+    threshold: a second batch makes the WAL longer, where a checkpoint between them would have
+    restarted it from its first frame. The log's periodic checkpoint then runs in its worker
+    thread and copies every frame."""
+    monkeypatch.setattr(request_log, "CHECKPOINT_SECONDS", 0.0)
+    db = _sqlite(tmp_path)
+    wal = tmp_path / "log.db-wal"
+    key = ApiKey("k1", "one", created=0, revoked=None, chains=None, rate_per_minute=None)
+    db.query("PRAGMA wal_autocheckpoint=1")  # any commit past one page would checkpoint
+    db.query("PRAGMA wal_checkpoint(TRUNCATE)")  # an empty WAL file: it grows with each commit
+    done: list[tuple[str, tuple[int, int, int]]] = []
+    checkpoint = db.checkpoint
+
+    def watched() -> tuple[int, int, int]:
+        result = checkpoint()
+        done.append((threading.current_thread().name, result))
+        return result
+
+    async def go() -> list[int]:
+        log = RequestLog(db, interval=0.05)
+        sizes = []
+        for _ in range(2):
+            _record(log, 200, key)
+            assert log._write_here(log._pending)
+            log._pending = []
+            sizes.append(wal.stat().st_size)
+        monkeypatch.setattr(db, "checkpoint", watched)
+        _record(log, 1, key)  # starts the flush task: it flushes, then checkpoints
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if done:
+                break
+        await log.close()
+        return sizes
+
+    first, second = asyncio.run(go())
+    assert second > first
+    assert done, "the log never checkpointed"
+    thread, (busy, frames, copied) = done[0]
+    assert thread != threading.main_thread().name
+    # Every frame of both inline batches was still in the WAL (a checkpoint between them, then
+    # the second batch's restart of the WAL, leaves fewer), and the log's checkpoint copied all.
+    assert frames >= (second - WAL_HEADER) // (PAGE_SIZE + FRAME_HEADER)
+    assert busy == 0 and copied == frames
+    assert len(requests_in(db, RequestFilter("k1", 0, 2**62), limit=1000)) == 401
+
+
+WAL_HEADER, FRAME_HEADER = 32, 24  # bytes, SQLite's WAL file format

@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -32,6 +32,7 @@ Params = Sequence[Any]
 # (5,000 containers in batches of 256, three runs). Set in bytes and divided by the store's own
 # page size, so that 16 KiB pages keep the measured 40 MB rather than quadrupling it.
 WAL_CHECKPOINT_BYTES = 40 * 1024 * 1024
+BUSY_TIMEOUT_MS = 30_000  # how long a write waits for another connection's
 PAGE_SIZE = 16_384  # bytes, SQLite (see _open_sqlite)
 
 
@@ -105,7 +106,7 @@ class Database:
         _enter_wal(conn)
         # NORMAL in WAL mode: a kill -9 loses nothing committed; only power loss can.
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA cache_size=-65536")
         # An existing store keeps its own page size until `_repage` rebuilds it.
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
@@ -204,6 +205,47 @@ class Database:
         else:
             with conn.transaction():
                 yield Writer(self, conn)
+
+    def write_now(self, fn: Callable[[Writer], None]) -> bool:
+        """SQLite: runs `fn` in a transaction on this thread's connection if the write lock is
+        free now, never waiting for it; False (nothing written) when another connection holds
+        it. For a writer on the thread that also reads (the API's event loop): a commit by
+        another connection makes every reader drop its whole page cache at its next read (WAL
+        mode), where this connection's own commit keeps it (docs/data-api/operations.md,
+        "Usage")."""
+        if self.dialect != "sqlite":
+            raise ValueError("write_now is for SQLite stores")
+        conn = self._connection()
+        conn.execute("PRAGMA busy_timeout=0")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return False
+            raise
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # Its commit never checkpoints: one past the WAL's threshold would copy whatever an
+        # indexer wrote (up to WAL_CHECKPOINT_BYTES) on this thread. `checkpoint`, from
+        # another thread, does it instead.
+        pages = conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+        try:
+            try:
+                fn(Writer(self, conn))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            conn.execute(f"PRAGMA wal_autocheckpoint={pages}")
+        return True
+
+    def checkpoint(self) -> tuple[int, int, int]:
+        """SQLite: copies the WAL's frames into the database file as far as readers allow,
+        without waiting for them (PASSIVE); (busy, frames in the WAL, frames copied)."""
+        row = self._connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
 
     # -- schema ------------------------------------------------------------------------------
 

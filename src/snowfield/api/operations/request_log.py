@@ -1,7 +1,14 @@
 """The request log behind the usage operations: the router hands every answered request to
 `RequestLog.record` (a tuple appended to a list: nothing else on the request path), and a
 background task writes what gathered to the store every `interval` seconds, in one transaction
-per batch, in a worker thread.
+per batch: on SQLite on the event loop's own thread and connection when the write lock is free
+(`_write_here`), else (PostgreSQL, a big batch, a busy store) in a worker thread.
+
+Why inline on SQLite (bench/api.py part 3, 2M store, quiet machine): written from the worker
+thread's connection, each commit made the service's connection drop its whole page cache at its
+next read (WAL mode), every tenth of a second: the spread load served 76% of its unlogged rate
+(one URL 83%). Written inline, the spread served 102.5% (median of three rounds' ratios) and one
+URL 87% (six rounds): what is left there is the batch's own writing, on the loop's thread.
 
 The split is measured (bench/api.py part 3, per thread; docs/data-api/operations.md, "Usage"):
 the pending tuple keeps plain values, not the request's scope, whose containers the garbage
@@ -27,7 +34,7 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from starlette.types import Scope
@@ -42,6 +49,12 @@ log = logging.getLogger("snowfield.api.usage")
 _HOST = b"host"
 _AGENT = b"user-agent"
 _SERIAL_MASK = 2**32 - 1
+# The most requests a flush writes on the event loop's thread (`_write_here`): at about 2.5 us
+# a row, 10 ms of the loop. A larger batch (a burst, or what waited while the store was busy)
+# goes to the worker thread.
+INLINE_ROWS = 4096
+# How often the WAL those inline writes leave is checkpointed (from the worker thread).
+CHECKPOINT_SECONDS = 5.0
 
 
 class RequestLog:
@@ -59,6 +72,7 @@ class RequestLog:
         self._tag = secrets.randbits(31) << 32
         self._serial = itertools.count()
         self._contexts = RequestContexts()
+        self._inline = False  # written on the loop's thread since the last checkpoint
 
     def record(
         self,
@@ -105,9 +119,24 @@ class RequestLog:
             self._task = asyncio.get_running_loop().create_task(self._flush_forever())
 
     async def _flush_forever(self) -> None:
+        checked = time.monotonic()
         while True:
             await asyncio.sleep(self.interval)
             await self.flush()
+            if self._inline and time.monotonic() - checked >= CHECKPOINT_SECONDS:
+                checked = time.monotonic()
+                await self._checkpoint()
+
+    async def _checkpoint(self) -> None:
+        """The WAL's frames into the database file, in the worker thread (the inline writes'
+        commits do not checkpoint: Database.write_now); a checkpoint changes no content, so
+        the service's connection keeps its page cache."""
+        self._inline = False
+        try:
+            await asyncio.to_thread(self.db.checkpoint)
+        except Exception:
+            self._inline = True  # tried again at the next period
+            log.exception("request log: checkpoint failed")
 
     async def flush(self) -> None:
         """Writes what is pending now (on failure it stays pending for the next flush)."""
@@ -115,13 +144,46 @@ class RequestLog:
         if not batch:
             return
         try:
-            await asyncio.to_thread(self._write, batch)
+            if not self._write_here(batch):
+                await asyncio.to_thread(self._write, batch)
         except Exception:
             log.exception("request log: %d requests wait for the store", len(batch))
             self._pending[:0] = batch[-self.max_pending :]
 
+    def _write_here(self, batch: list[tuple[Any, ...]]) -> bool:
+        """On SQLite, a batch of at most INLINE_ROWS is written on the event loop's thread,
+        through the connection the service reads with, when the write lock is free: written
+        from another connection (the worker thread's), each commit made the service's
+        connection drop its page cache (WAL mode), and the requests after it read their pages
+        again. False: not written here (PostgreSQL, a larger batch, or the lock is taken, say
+        by an indexer's batch: the worker thread then waits for it)."""
+        if self.db.dialect != "sqlite" or len(batch) > INLINE_ROWS:
+            return False
+        written = self._committing(lambda: self.db.write_now(lambda w: self._insert(w, batch)))
+        self._inline = self._inline or written
+        return written
+
     def _write(self, batch: list[tuple[Any, ...]]) -> None:
-        """Rows of a batch, its chain references read as EVM chain ids, into the store."""
+        """Rows of a batch into the store, in a transaction of this thread's connection."""
+
+        def write() -> bool:
+            with self.db.transaction() as w:
+                self._insert(w, batch)
+            return True
+
+        self._committing(write)
+
+    def _committing(self, write: Callable[[], bool]) -> bool:
+        """`write`'s result; the contexts it stored are kept only if it committed."""
+        ok = False
+        try:
+            ok = write()
+        finally:
+            self._contexts.committed(ok)
+        return ok
+
+    def _insert(self, w: Writer, batch: list[tuple[Any, ...]]) -> None:
+        """A batch's rows, its chain references read as EVM chain ids, in `w`'s transaction."""
         chains = self._chains
         if len(chains) > 1024:  # references are whatever clients send: keep it bounded
             chains.clear()
@@ -132,14 +194,8 @@ class RequestLog:
                     chains[ref] = str(found.chain_id)
         # perf_counter() readings to Unix time: one offset for the batch (it spans a second).
         offset = time.time() - time.perf_counter()
-        ok = False
-        try:
-            with self.db.transaction() as w:
-                rows = _rows(batch, chains, offset, self._tag, self._serial, self._contexts, w)
-                usage_log.insert_requests(w, rows)
-            ok = True
-        finally:
-            self._contexts.committed(ok)
+        rows = _rows(batch, chains, offset, self._tag, self._serial, self._contexts, w)
+        usage_log.insert_requests(w, rows)
 
     async def close(self) -> None:
         """Stops the background task and writes what is left."""
