@@ -157,9 +157,15 @@ class Context:
         self.args = args
         self.key = key
         self._tokens = services.tokens
+        self._op = op.id
+        self._scope: dict[str, Any] | None = None  # made when a page token is read or made
+
+    def _token_scope(self) -> dict[str, Any]:
         # Invariant: a page token is bound to every argument except the paging ones.
-        shaping = {k: v for k, v in args.items() if k not in ("pageToken", "pageSize")}
-        self._scope = {"op": op.id, **shaping}
+        if self._scope is None:
+            shaping = {k: v for k, v in self.args.items() if k not in ("pageToken", "pageSize")}
+            self._scope = {"op": self._op, **shaping}
+        return self._scope
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Runs a store call (see `call_store`)."""
@@ -181,13 +187,13 @@ class Context:
 
     def after(self) -> Key | None:
         token = self.args.get("pageToken")
-        return None if token is None else self._tokens.decode(token, self._scope)
+        return None if token is None else self._tokens.decode(token, self._token_scope())
 
     def next_page(self, page: Page[Any]) -> Json:
         """{nextPageToken} when more items exist; {} otherwise (never null)."""
         if page.next_key is None:
             return {}
-        return {"nextPageToken": self._tokens.encode(self._scope, page.next_key)}
+        return {"nextPageToken": self._tokens.encode(self._token_scope(), page.next_key)}
 
 
 def endpoint(

@@ -137,12 +137,12 @@ def owned(db: Database, pchain: str, addresses: Sequence[str]) -> list[GenesisUt
     return [_genesis(r) for r in rows]
 
 
-def owns_clause(addresses: Sequence[str]) -> str:
-    """An SQL condition: whether these addresses own a genesis UTXO (spent or not); its
+def owns_clause(owners: int) -> str:
+    """An SQL condition: whether `owners` addresses own a genesis UTXO (spent or not); its
     params are the P-Chain id, then the addresses."""
     return (
         "EXISTS (SELECT 1 FROM p_genesis_owners o WHERE o.pchain = ?"
-        f" AND o.address IN {sql.in_list(addresses)})"
+        f" AND o.address IN ({', '.join('?' * owners)}))"
     )
 
 

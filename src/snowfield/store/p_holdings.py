@@ -16,6 +16,7 @@ Past answers (`blockTimestamp`, `includeSpent`) still read p_utxos."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -24,7 +25,14 @@ import orjson
 
 from snowfield.store import p_balance_rows, p_genesis, sql
 from snowfield.store.database import Database
-from snowfield.store.p_address_queries import Held, UtxoFilter, utxo_page_clauses
+from snowfield.store.p_address_queries import (
+    Held,
+    Shape,
+    UtxoFilter,
+    utxo_page_params,
+    utxo_page_sql,
+    utxo_shape,
+)
 from snowfield.store.p_genesis import GenesisUtxo
 from snowfield.store.p_holdings_schema import HOLDINGS_INSERT
 from snowfield.store.pagination import Key, Page, page_of
@@ -183,14 +191,16 @@ class HeldNow:
     chain_time: int | None  # the P-Chain's time (chain_time), read with them
 
 
+_FLAGS = f", {p_genesis.owns_clause(1)}, {CHAIN_TIME}"
+
+
 def held_with_flags(db: Database, pchain: str, addresses: Sequence[str]) -> HeldNow | None:
     """`held`, with whether the owners own a genesis UTXO and the chain time, in one statement
     (scalar subqueries as columns, run once): each statement more cost a balance ~25 us on
     SQLite (bench/primary_api.py); None when they hold nothing (no row to carry the flags)."""
     if len(addresses) != 1:
         return None  # their UTXOs, each once: `held`
-    flags = f", {p_genesis.owns_clause(addresses)}, {CHAIN_TIME}"
-    rows = _balance_rows(db, pchain, addresses[0], flags, (pchain, *addresses, pchain))
+    rows = _balance_rows(db, pchain, addresses[0], _FLAGS, (pchain, *addresses, pchain))
     if not rows:
         return None
     now = rows[0][-1]
@@ -249,20 +259,10 @@ def _documents(
     rows needs no second statement (each costs a request ~25 us on SQLite, bench/primary_api.py);
     an empty page says nothing of the flag (False)."""
     assert not f.include_spent  # spent UTXOs are in p_utxos only
-    if f.by_amount:
-        keys = ["LENGTH(u.amount)", "u.amount", "u.utxo_id"]
-    else:
-        keys = ["u.block_timestamp", "u.utxo_id"]
-    document = "CAST(u.document AS BLOB)" if db.dialect == "sqlite" else "u.document"
-    distinct = "DISTINCT " if len(addresses) > 1 else ""
-    flag = f", {p_genesis.owns_clause(addresses)}" if genesis else ""
+    shape = utxo_shape(f, after)
+    statement = _documents_sql(db.dialect, len(addresses), f.by_amount, shape, genesis)
     args: list[Any] = [*((pchain, *addresses) if genesis else ()), pchain, *addresses]
-    clauses = utxo_page_clauses(f, keys, after, "1 = 1", args)
-    rows = db.query(
-        f"SELECT {distinct}{', '.join(keys)}, {document}{flag} FROM p_holdings u"
-        f" WHERE u.pchain = ? AND u.address IN {sql.in_list(addresses)}{clauses}",
-        [*args, limit + 1],
-    )
+    rows = db.query(statement, [*args, *utxo_page_params(f, after), limit + 1])
     owns = bool(rows) and bool(rows[0][-1]) if genesis else False
     if genesis:
         rows = [r[:-1] for r in rows]
@@ -271,6 +271,23 @@ def _documents(
     if db.dialect != "sqlite":  # PostgreSQL's text arrives as str
         rows = [(*r[:-1], r[-1].encode()) for r in rows]
     return page_of(rows, limit, lambda r: tuple(r[:-1])), owns
+
+
+@functools.lru_cache(maxsize=256)
+def _documents_sql(dialect: str, owners: int, by_amount: bool, shape: Shape, genesis: bool) -> str:
+    """`_documents`' statement, built once per shape (for `owners` addresses)."""
+    if by_amount:
+        keys: tuple[str, ...] = ("LENGTH(u.amount)", "u.amount", "u.utxo_id")
+    else:
+        keys = ("u.block_timestamp", "u.utxo_id")
+    document = "CAST(u.document AS BLOB)" if dialect == "sqlite" else "u.document"
+    distinct = "DISTINCT " if owners > 1 else ""
+    marks = "(" + ", ".join("?" * owners) + ")"
+    flag = f", {p_genesis.owns_clause(owners)}" if genesis else ""
+    return (
+        f"SELECT {distinct}{', '.join(keys)}, {document}{flag} FROM p_holdings u"
+        f" WHERE u.pchain = ? AND u.address IN {marks}{utxo_page_sql(shape, keys, '1 = 1')}"
+    )
 
 
 def owned_page(
