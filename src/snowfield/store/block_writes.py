@@ -139,7 +139,7 @@ def insert_rows(w: Writer, bundles: Sequence[BlockBundle], documents: BatchDocum
         w,
         "address_txs",
         "chain_id, address, block_number, tx_index, document, native, native_document",
-        list(_address_rows(bundles, documents, contiguous=w.dialect == "sqlite")),
+        list(_address_rows(bundles, documents)),
         key="chain_id, address, block_number, tx_index",
     )
 
@@ -224,16 +224,16 @@ def _insert_txs(w: Writer, txs: Sequence[TxRow], documents: BatchDocuments) -> N
 
 
 def _address_rows(
-    bundles: Sequence[BlockBundle], documents: BatchDocuments, *, contiguous: bool
+    bundles: Sequence[BlockBundle], documents: BatchDocuments
 ) -> Iterator[tuple[Any, ...]]:
     """address_txs rows: `native` where the address sent or received the transaction itself;
-    `contiguous`: each with its transaction's nativeTransaction document (the layout SQLite
-    reads, store/history_pages.py; NULL on PostgreSQL)."""
+    each with its transaction's nativeTransaction document (operation 5's contiguous layout,
+    store/history_pages.py)."""
     for bundle in bundles:
         number = bundle.block.number
         parties = {t.tx_index: (t.from_addr, t.to_addr or t.created) for t in bundle.txs}
         for address, tx_index in bundle.activity:
             native = address in parties.get(tx_index, ())
             sub = documents.sub[(number, address, tx_index)]
-            whole = documents.native[(number, tx_index)] if contiguous else None
+            whole = documents.native[(number, tx_index)]
             yield bundle.block.chain_id, address, number, tx_index, sub, int(native), whole

@@ -150,7 +150,8 @@ _INTERNAL_TXS = """CREATE TABLE IF NOT EXISTS internal_txs (
 # write order (operation 5, 2M txs: +11% requests/s, bench/api.py). `native_document` (schema
 # 19): a copy of the transaction's `nativeTransaction` (transactions.document) beside each of
 # its addresses' rows, so that a page of operation 5 is one range of this table with no lookup
-# into `transactions` (store/history_pages.py); NULL = render from the rows.
+# into `transactions` (store/history_pages.py; PostgreSQL since schema 27); NULL = render from
+# the rows.
 ADDRESS_TXS = """CREATE TABLE IF NOT EXISTS address_txs (
         chain_id BIGINT NOT NULL,
         address TEXT NOT NULL,
@@ -317,7 +318,7 @@ def copy_native_documents(w: Any) -> None:
         "(SELECT t.document FROM transactions t WHERE t.chain_id = a.chain_id"
         " AND t.block_number = a.block_number AND t.tx_index = a.tx_index)"
     )
-    if w.dialect != "sqlite":  # PostgreSQL reads the documents through the join (history_pages)
+    if w.dialect != "sqlite":  # filled by schema 27 (fill_native_documents)
         w.execute("ALTER TABLE address_txs ADD COLUMN IF NOT EXISTS native_document TEXT")
         return
     w.execute("ALTER TABLE address_txs RENAME TO address_txs_v11")
@@ -331,6 +332,20 @@ def copy_native_documents(w: Any) -> None:
     )
     w.execute("DROP TABLE address_txs_v11")
     w.execute(ADDRESS_TXS_BY_BLOCK)
+
+
+def fill_native_documents(w: Any) -> None:
+    """Schema 27: PostgreSQL takes up the contiguous layout too (it measured better there:
+    store/history_pages.py): each row without its copy gets its transaction's document (a
+    NULL one stays NULL: rendered from the rows). SQLite's rows have had theirs since 19."""
+    if w.dialect == "sqlite":
+        return
+    w.execute(
+        "UPDATE address_txs a SET native_document = t.document FROM transactions t"
+        " WHERE t.chain_id = a.chain_id AND t.block_number = a.block_number"
+        " AND t.tx_index = a.tx_index AND a.native_document IS NULL"
+        " AND t.document IS NOT NULL"
+    )
 
 
 def _has_column(w: Any, table: str, column: str) -> bool:

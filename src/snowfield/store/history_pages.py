@@ -7,11 +7,16 @@ as a BLOB (bytes, with no UTF-8 decode into a str and encode back).
 A row whose documents are missing (NULL: see read_model.py) yields a NULL item (`||` with NULL
 is NULL on SQLite and PostgreSQL); the caller then renders that page from the rows.
 
-The layout (schema 19, issue 34). On SQLite each address_txs row carries a copy of its
-transaction's `nativeTransaction` (`native_document`), so a page is one range read of the
-clustered table; PostgreSQL reads `transactions.document` through the join (the layout was
-not measured there) and stores no copies. Alternatives measured (synthetic stores of
-bench/api.py, 100k transactions, 266k address rows, on a loaded 2-core machine):
+The layout (schema 19 on SQLite, 27 on PostgreSQL; issue 34). Each address_txs row carries a
+copy of its transaction's `nativeTransaction` (`native_document`), so a page is one range read
+of the clustered table on SQLite, and one index range with a heap row per entry on PostgreSQL
+(no join into `transactions`). On PostgreSQL (bench/history_layout.py --pg, the same rows
+written by `write_batch`, address_txs with and without the copies in one schema, rounds
+interleaved, quiet machine): the join cost 1.12x the copy's time for one URL at 100k and at
+400k transactions, 1.23x and 1.35x over the first pages of 1,024 addresses, and the copies
+made the store 1.54-1.55x (address_txs 76 -> 259 MiB at 100k, 305 -> 1,040 MiB at 400k).
+Alternatives measured on SQLite (synthetic stores of bench/api.py, 100k transactions, 266k
+address rows, on a loaded 2-core machine):
 - join into `transactions` per entry (schema 11): bench/history_layout.py, same store, same
   run, query and joined bytes per page: one URL 89.7 µs against 57.6 µs contiguous (1.56x),
   first pages of 1,024 addresses 120.2 against 50.6 µs (2.37x). Store 288.8 MB (4 KiB pages).
@@ -41,11 +46,12 @@ from snowfield.store.sql import between, keyset, order
 # An address's sub-lists when all are empty (stored as ""), without its opening brace.
 _EMPTY_REST = orjson.dumps(documents.sublists((), (), {}, {}))[1:].decode()
 # The item: prefix, the transaction's document, then the sub-lists' members. `{native}`: where
-# the document is read from (the contiguous copy on SQLite, the transaction's row on PostgreSQL).
+# the document is read from (the copy beside the row; bench/history_layout.py reads the join).
 _ITEM = (
     "'{{\"nativeTransaction\":' || {native} || ',' ||"
     " CASE WHEN a.document = '' THEN ? ELSE substr(a.document, 2) END"
 )
+# The join the copies replaced (measured against them by bench/history_layout.py).
 _JOIN = (
     " JOIN transactions t ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
     " AND t.tx_index = a.tx_index"
@@ -85,15 +91,14 @@ def joined(items: list[bytes]) -> orjson.Fragment:
 def _items_sql(dialect: str, rng: str, paged: bool, descending: bool, native: bool) -> str:
     """Built once per shape: this is the service's hottest read."""
     ks = keyset("a.block_number, a.tx_index", descending, (0, 0) if paged else None)[0]
-    source = "a.native_document" if dialect == "sqlite" else "t.document"
+    source = "a.native_document"
     item = source if native else _ITEM.format(native=source)
     if dialect == "sqlite":
         item = f"CAST({item} AS BLOB)"
-    join = "" if dialect == "sqlite" else _JOIN
     # `native = 1` repeats the partial index's condition (address_txs_native).
     only = " AND a.native = 1" if native else ""
     return (
-        f"SELECT a.block_number, a.tx_index, {item} FROM address_txs a{join}"
+        f"SELECT a.block_number, a.tx_index, {item} FROM address_txs a"
         f" WHERE a.chain_id = ? AND a.address = ?{only}{rng}{ks}"
         f"{order('a.block_number, a.tx_index', descending)} LIMIT ?"
     )

@@ -22,6 +22,7 @@ from snowfield.store.evm_schema import (
     EVM_INDEXES,
     EVM_TABLES,
     copy_native_documents,
+    fill_native_documents,
     reread_evm_chains,
 )
 from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES, copy_request_log
@@ -46,7 +47,7 @@ from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 26
+SCHEMA_VERSION = 27
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -463,6 +464,9 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     25: (*P_VALIDATOR_DOCUMENTS, P_VALIDATOR_DOCUMENTS_FILL),
     # Each genesis UTXO's owners, one row each (store/p_genesis_schema.py).
     26: (P_GENESIS_OWNERS, fill_owners),
+    # PostgreSQL's address_txs rows get their copies of the nativeTransaction too
+    # (store/history_pages.py).
+    27: (fill_native_documents,),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
