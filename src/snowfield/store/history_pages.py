@@ -91,8 +91,7 @@ def joined(items: list[bytes]) -> orjson.Fragment:
 def _items_sql(dialect: str, rng: str, paged: bool, descending: bool, native: bool) -> str:
     """Built once per shape: this is the service's hottest read."""
     ks = keyset("a.block_number, a.tx_index", descending, (0, 0) if paged else None)[0]
-    source = "a.native_document"
-    item = source if native else _ITEM.format(native=source)
+    item = "a.native_document" if native else _ITEM.format(native="a.native_document")
     if dialect == "sqlite":
         item = f"CAST({item} AS BLOB)"
     # `native = 1` repeats the partial index's condition (address_txs_native).

@@ -153,7 +153,7 @@ def utxo_page_sql(shape: Shape, keys: tuple[str, ...], unspent: str) -> str:
         sql.append(" AND (LENGTH(u.amount) > ? OR (LENGTH(u.amount) = ? AND u.amount >= ?))")
     op, order = ("<", "DESC") if desc else (">", "ASC")
     if keyset:
-        sql.append(f" AND ({', '.join(keys)}) {op} ({', '.join('?' * keyset)})")
+        sql.append(f" AND ({', '.join(keys)}) {op} ({_marks(range(keyset))})")
     sql.append(" ORDER BY " + ", ".join(f"{k} {order}" for k in keys) + " LIMIT ?")
     return "".join(sql)
 

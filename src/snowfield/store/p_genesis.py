@@ -142,7 +142,7 @@ def owns_clause(owners: int) -> str:
     params are the P-Chain id, then the addresses."""
     return (
         "EXISTS (SELECT 1 FROM p_genesis_owners o WHERE o.pchain = ?"
-        f" AND o.address IN ({', '.join('?' * owners)}))"
+        f" AND o.address IN {sql.in_list(range(owners))})"
     )
 
 

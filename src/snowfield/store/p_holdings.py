@@ -282,7 +282,7 @@ def _documents_sql(dialect: str, owners: int, by_amount: bool, shape: Shape, gen
         keys = ("u.block_timestamp", "u.utxo_id")
     document = "CAST(u.document AS BLOB)" if dialect == "sqlite" else "u.document"
     distinct = "DISTINCT " if owners > 1 else ""
-    marks = "(" + ", ".join("?" * owners) + ")"
+    marks = sql.in_list(range(owners))
     flag = f", {p_genesis.owns_clause(owners)}" if genesis else ""
     return (
         f"SELECT {distinct}{', '.join(keys)}, {document}{flag} FROM p_holdings u"
