@@ -382,7 +382,7 @@ def run_size(pg: str, size: int, *, bulk: bool = False, rebuild: bool = False) -
           f" million transactions at {small:,} (the same rows)")  # fmt: skip
     for db in stores.values():
         with db.transaction() as w:  # the cached stores keep no request log of the bench's load
-            w.execute("DELETE FROM api_request_log")  # api_requests until schema 24
+            w.execute("DELETE FROM api_request_batches")  # api_request_log until schema 28
             w.execute("DELETE FROM api_request_contexts")
         db.close()
 

@@ -42,11 +42,11 @@ def test_a_refused_batch_goes_in_whole_at_the_next_flush(db: Database) -> None:
         log = RequestLog(db, interval=3600)
         _record(log, 1_300, key)  # more than one multi-row INSERT (1,024 rows)
         with db.transaction() as w:  # the store refuses: the log's table is gone
-            w.execute("ALTER TABLE api_request_log RENAME TO parked")
+            w.execute("ALTER TABLE api_request_batches RENAME TO parked")
         await log.flush()
         assert len(log._pending) == 1_300
         with db.transaction() as w:
-            w.execute("ALTER TABLE parked RENAME TO api_request_log")
+            w.execute("ALTER TABLE parked RENAME TO api_request_batches")
         _record(log, 5, key)
         await log.flush()
         assert log._pending == []
@@ -165,3 +165,64 @@ def test_inline_writes_never_checkpoint_and_the_log_does_it_from_its_thread(
 
 
 WAL_HEADER, FRAME_HEADER = 32, 24  # bytes, SQLite's WAL file format
+
+
+def test_a_small_batch_waits_for_more_up_to_max_wait(db: Database) -> None:
+    """The log writes when `batch_rows` requests wait, or when the oldest unwritten waited
+    `max_wait`; not at every tick (each flush costs a transaction besides its rows)."""
+    key = ApiKey("k1", "one", created=0, revoked=None, chains=None, rate_per_minute=None)
+
+    def stored() -> int:
+        return len(requests_in(db, RequestFilter("k1", 0, 2**62), limit=1_000))
+
+    async def go() -> list[int]:
+        log = RequestLog(db, interval=0.01, batch_rows=50, max_wait=0.6)
+        seen = []
+        _record(log, 10, key)
+        await asyncio.sleep(0.2)  # twenty ticks: too few requests, too soon
+        seen.append(stored())
+        _record(log, 45, key)
+        await asyncio.sleep(0.1)
+        seen.append(stored())
+        _record(log, 3, key)
+        await asyncio.sleep(0.1)
+        seen.append(stored())
+        for _ in range(100):  # then max_wait passes
+            await asyncio.sleep(0.02)
+            if stored() == 58:
+                break
+        seen.append(stored())
+        await log.close()
+        return seen
+
+    assert asyncio.run(go()) == [0, 55, 55, 58]
+
+
+def test_a_request_of_a_known_context_waits_without_its_headers(db: Database) -> None:
+    """Once a context is stored, a request that brings the same key, method, route, client and
+    headers waits with the context's id and no header of its own; its path is the string an
+    earlier request left. Another user agent on the same connection (a proxy's) is another
+    context."""
+    key = ApiKey("k1", "one", created=0, revoked=None, chains=None, rate_per_minute=None)
+
+    async def go() -> None:
+        log = RequestLog(db, interval=3600)
+        _record(log, 3, key)
+        assert all(p[7] is None and p[8] is not None for p in log._pending)
+        path = log._pending[0][2]
+        await log.flush()
+        _record(log, 6, key)  # its paths are new strings: equal ones are shared
+        assert all(p[7] is not None and p[8] is None for p in log._pending)
+        assert log._pending[0][2] == path and log._pending[0][2] is path
+        scope = _scope("/v1/chains/43112/blocks/0", b"another agent")
+        log.record(scope, "/v1/chains/{chainId}/blocks/{blockId}", {"chainId": "43112"}, 200,
+                   time.perf_counter(), key, 2)  # fmt: skip
+        assert log._pending[-1][7] is None
+        await log.flush()
+
+    asyncio.run(go())
+    rows = requests_in(db, RequestFilter("k1", 0, 2**62), limit=100)
+    assert len(rows) == 10
+    assert [r.user_agent for r in rows[3:9]] == [f"agent-{i % 3}" for i in range(6)]
+    assert rows[-1].user_agent == "another agent"
+    assert db.query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 4

@@ -5,12 +5,14 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from snowfield.store import export_jobs, usage_log
+from snowfield.store import export_jobs, request_batches, usage_log
 from snowfield.store.database import Database
-from snowfield.store.ops_schema import context_hash, has_table
-from snowfield.store.schema import SCHEMA_VERSION
+from snowfield.store.ops_schema import REQUEST_LOG_TABLES_24, context_hash, has_table
+from snowfield.store.schema import SCHEMA_VERSION, ddl_for
 from snowfield.store.usage_log import RequestContexts, RequestFilter, RequestRow, log_id
 
 # api_requests as schemas 16 to 23 had it.
@@ -36,7 +38,9 @@ def _request(n: int, key_id: str | None = "k", seq: int = 0) -> RequestRow:
 
 def test_an_older_store_gains_the_tables(db: Database) -> None:
     with db.transaction() as w:
-        for table in ("export_chunks", "export_jobs", "api_request_log", "api_request_contexts"):
+        for table in (
+            "export_chunks", "export_jobs", "api_request_batches", "api_request_contexts"
+        ):  # fmt: skip
             w.execute(f"DROP TABLE {table}")
         w.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
     db.migrate()
@@ -59,7 +63,7 @@ def test_a_request_log_of_schema_23_keeps_its_rows_and_ids(db: Database) -> None
     (one not of the service's making gets a sequence number of its own); api_requests goes."""
     made = [_request(n, key_id=None if n % 4 == 0 else "k", seq=(7 << 32) + n) for n in range(40)]
     with db.transaction() as w:
-        w.execute("DROP TABLE api_request_log")
+        w.execute("DROP TABLE api_request_batches")
         w.execute("DROP TABLE api_request_contexts")
         for ddl in _OLD_LOG:
             w.execute(ddl)
@@ -82,25 +86,112 @@ def test_a_request_log_of_schema_23_keeps_its_rows_and_ids(db: Database) -> None
     assert other.ip == "::1" and other.request_type == "rpc" and other.key_name == "name"
     # The 40 rows share 2 x 7 contexts (key name x user agent), the odd one a fifteenth.
     assert db.query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 15
-    orphans = db.query(
-        "SELECT COUNT(*) FROM api_request_log"
-        " WHERE NOT EXISTS (SELECT 1 FROM api_request_contexts c WHERE c.id = context)"
-    )
-    assert orphans[0][0] == 0
     with db.transaction() as w:
-        assert not has_table(w, "api_requests") and has_table(w, "api_request_log")
+        assert not has_table(w, "api_requests") and not has_table(w, "api_request_log")
 
 
-def test_a_batch_of_any_size_is_written_whole(db: Database) -> None:
-    """Batches go in as multi-row INSERTs of decreasing chunk sizes: every row of a batch that
-    spans each size (and a remainder of single rows) is stored once, as given."""
-    size = usage_log.CHUNK + usage_log.CHUNK // 4 + usage_log.CHUNK // 64 + 4 + 3
-    rows = [_request(n) for n in range(size)]
+def _stored(db: Database) -> list[list[request_batches.Unpacked]]:
+    """Every stored request, batch by batch in key order."""
+    return [
+        list(request_batches.unpack(int(second), int(seq), packed))
+        for second, seq, packed in db.query(
+            "SELECT second, seq, requests FROM api_request_batches ORDER BY key_id, second, seq"
+        )
+    ]
+
+
+def test_a_request_log_of_schema_27_is_packed_with_its_ids(db: Database) -> None:
+    """Rows of api_request_log (schemas 24-27) read back the same after the upgrade, in one
+    batch per key and second (the upgrade's steps of 10,000 rows split one second in two);
+    api_request_log goes."""
+    contexts = RequestContexts()
+    made = [_request(n, key_id=None if n % 1000 == 7 else "k", seq=(5 << 32) + n)
+            for n in range(10_050)]  # fmt: skip
+    stored = []
+    with db.transaction() as w:
+        for ddl in REQUEST_LOG_TABLES_24:
+            w.execute(ddl_for(db.dialect, ddl))
+        for r in made:
+            context = usage_log.Context(r.key_name, r.request_type, r.method, r.route,
+                                        r.rpc_method, r.ip, r.host, r.user_agent)  # fmt: skip
+            cid = contexts.get(context)
+            if cid is None:
+                cid = contexts.resolve(w, context, context)
+            stored.append(("" if r.key_id is None else r.key_id, r.at_ms, int(r.log_id[12:], 16),
+                           cid, r.path, r.status, r.chain_id, r.latency_ms, r.credits))  # fmt: skip
+        w.executemany(
+            "INSERT INTO api_request_log (key_id, at_ms, seq, context, path, status, chain_id,"
+            " latency_ms, credits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            stored,
+        )
+        w.execute("UPDATE meta SET value = '27' WHERE key = 'schema_version'")
+    contexts.committed(True)
+    db.migrate()
+    assert db.meta("schema_version") == str(SCHEMA_VERSION)
+    every = RequestFilter("k", 0, 10**7)
+    assert usage_log.requests_in(db, every, limit=20_000) == [r for r in made if r.key_id]
+    anonymous = usage_log.requests_in(db, RequestFilter(None, 0, 10**7), limit=100)
+    assert anonymous == [r for r in made if r.key_id is None]
+    # Seconds 1 to 11 of key "k" (1,000 requests each, the last 50), the step's cut
+    # splitting second 10 (key order: "" first, then "k"); 11 batches of the anonymous key.
+    batches = db.query("SELECT key_id, second FROM api_request_batches ORDER BY key_id, second")
+    assert [b[1] for b in batches if b[0] == ""] == list(range(1, 12))
+    assert [b[1] for b in batches if b[0] == "k"] == [*range(1, 10), 10, 10, 11]
+    with db.transaction() as w:
+        assert not has_table(w, "api_request_log")
+
+
+def test_readers_merge_the_batches_of_a_second(db: Database) -> None:
+    """A second written in several batches (flushes, processes) reads as one, in (time,
+    sequence) order either way; pages of apiLogs cross seconds and cut inside one, and a
+    filter on a context's field or a row's reads only what matches."""
+    contexts = RequestContexts()
+    # Three writers' requests interleaved over seconds 2-4, 40 batches in all (a reader's
+    # step is 64 batches: one read crosses steps).
+    rows = []
+    for n in range(1_200):
+        at, seq = 2_000 + n * 5 // 2, ((n % 3) << 32) + n  # pairs share a millisecond
+        rows.append(_request(n)._replace(log_id=log_id(at, seq), at_ms=at))
+    written = rows[:]
+    random.Random(7).shuffle(written)
+    for chunk in range(0, len(written), 40):
+        usage_log.write_requests(db, written[chunk : chunk + 40], contexts)
+    assert len(db.query("SELECT 1 FROM api_request_batches")) > 64
+    oldest = sorted(rows, key=lambda r: (r.at_ms, r.log_id))
+    every = RequestFilter("k", 0, 10**6)
+    assert usage_log.requests_in(db, every, limit=2_000) == oldest
+    assert usage_log.requests_in(db, every, limit=7) == oldest[:7]
+    newest, after = [], None
+    while True:
+        page = usage_log.requests_page(db, every, after=after, limit=45)
+        newest += page.items
+        if page.next_key is None:
+            break
+        after = page.next_key
+    assert newest == oldest[::-1]
+    narrow = RequestFilter("k", 2_500, 3_500, status=201)
+    assert usage_log.requests_in(db, narrow, limit=1_000) == [
+        r for r in oldest if 2_500 <= r.at_ms < 3_500 and r.status == 201
+    ]
+    (one,) = usage_log.requests_in(db, RequestFilter("k", 0, 10**6, path="/p/104"), limit=9)
+    assert one == rows[104]
+    data = RequestFilter("k", 0, 10**6, chain_id="43112", request_type="data")
+    assert usage_log.requests_in(db, data, limit=1_000) == [r for r in oldest if r.chain_id]
+    rpc = RequestFilter("k", 0, 10**6, request_type="rpc")
+    assert usage_log.requests_in(db, rpc, limit=100) == []
+
+
+def test_a_write_is_packed_by_key_and_second(db: Database) -> None:
+    """Requests of two keys over three seconds are six batches, each read back whole; an
+    empty write writes none."""
+    rows = [_request(n, key_id="k" if n % 2 else "j") for n in range(0, 3_000, 7)]
     contexts = RequestContexts()
     usage_log.write_requests(db, rows, contexts)
     usage_log.write_requests(db, [], contexts)
-    stored = usage_log.requests_in(db, RequestFilter("k", 0, 10**6), limit=size + 1)
-    assert stored == rows
+    assert len(db.query("SELECT 1 FROM api_request_batches")) == 6
+    for key in ("j", "k"):
+        stored = usage_log.requests_in(db, RequestFilter(key, 0, 10**6), limit=1_000)
+        assert stored == [r for r in rows if r.key_id == key]
 
 
 def test_contexts_that_share_a_hash_get_ids_of_their_own(db: Database) -> None:
@@ -115,7 +206,7 @@ def test_contexts_that_share_a_hash_get_ids_of_their_own(db: Database) -> None:
         )
     usage_log.write_requests(db, [a, b], RequestContexts())
     usage_log.write_requests(db, [_request(3)._replace(user_agent="ua1")], RequestContexts())
-    ids = [r[0] for r in db.query("SELECT context FROM api_request_log ORDER BY at_ms")]
+    ids = [r[2] for second in _stored(db) for r in second]
     assert ids[0] == taken + 1 and ids[2] == ids[0] and ids[1] != ids[0]
     read = usage_log.requests_in(db, RequestFilter("k", 0, 10**6), limit=10)
     assert read[:2] == [a, b] and read[2].user_agent == "ua1" and read[2].route == "/p/{n}"
@@ -126,9 +217,12 @@ def test_a_failed_batch_forgets_the_contexts_it_resolved(db: Database) -> None:
     stores it again, so no row names a context the store lacks."""
     contexts = RequestContexts()
     row = _request(1)
-    bad = row._replace(log_id=log_id(1_001, 2), path=None)  # NOT NULL: after the context
-    with pytest.raises(Exception, match=r"(?i)not.null"):
-        usage_log.write_requests(db, [row, bad], contexts)
+    with db.transaction() as w:  # the store refuses the batch, after the context went in
+        w.execute("ALTER TABLE api_request_batches RENAME TO parked")
+    with pytest.raises(Exception, match=r"(?i)api_request_batches"):
+        usage_log.write_requests(db, [row], contexts)
     assert db.query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 0
+    with db.transaction() as w:
+        w.execute("ALTER TABLE parked RENAME TO api_request_batches")
     usage_log.write_requests(db, [row], contexts)
     assert usage_log.requests_in(db, RequestFilter("k", 0, 10**6), limit=10) == [row]

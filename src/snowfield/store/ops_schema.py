@@ -40,14 +40,36 @@ EXPORT_TABLES: tuple[str, ...] = (
         PRIMARY KEY (job_id, seq))""",
 )
 
-# The request log (store/usage_log.py): one compact row per request answered, clustered by
-# (key, time, sequence) on SQLite; what many requests share is one row of
-# api_request_contexts. `key_id`: the API key it was admitted with ('' when anonymous or
-# refused); `at_ms`: when it arrived (Unix ms); `seq`: the writing process's 31-bit tag and a
-# 32-bit counter (log id: both in hex); `path` as requested (no query); `chain_id` its chainId
-# path parameter when it had one; `latency_ms` from arrival to the last byte handed to the
-# server; `credits` the compute units it was charged. A context's `request_type` is data | rpc,
-# `route` the template the request matched ("" when none).
+# The request log (store/usage_log.py, store/request_batches.py): the requests of one API key
+# that arrived in one second, as one flush wrote them, packed into one row; what many requests
+# share is one row of api_request_contexts. `key_id`: the API key they were admitted with (''
+# when anonymous or refused); `second`: the Unix second they arrived in; `seq`: the first of
+# their sequence numbers (each the writing process's 31-bit tag and a 32-bit counter; a log
+# id is arrival ms and sequence number in hex); `requests`: their fields, packed (JSON).
+API_REQUEST_BATCHES = """CREATE TABLE IF NOT EXISTS api_request_batches (
+        key_id TEXT NOT NULL,
+        second BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        requests BYTEA NOT NULL,
+        PRIMARY KEY (key_id, second, seq)) WITHOUT ROWID"""
+# A context's `request_type` is data | rpc, `route` the template the request matched ("" when
+# none).
+API_REQUEST_CONTEXTS = """CREATE TABLE IF NOT EXISTS api_request_contexts (
+        id BIGINT PRIMARY KEY,
+        key_name TEXT,
+        request_type TEXT NOT NULL,
+        method TEXT NOT NULL,
+        route TEXT NOT NULL,
+        rpc_method TEXT,
+        ip TEXT NOT NULL,
+        host TEXT NOT NULL,
+        user_agent TEXT NOT NULL)"""
+USAGE_TABLES: tuple[str, ...] = (API_REQUEST_BATCHES, API_REQUEST_CONTEXTS)
+
+# Schemas 24-27 kept one row per request (upgrade 24 copies into it, 28 packs it): `at_ms`
+# when it arrived (Unix ms); `path` as requested (no query); `chain_id` its chainId path
+# parameter when it had one; `latency_ms` from arrival to the last byte handed to the server;
+# `credits` the compute units it was charged.
 API_REQUEST_LOG = """CREATE TABLE IF NOT EXISTS api_request_log (
         key_id TEXT NOT NULL,
         at_ms BIGINT NOT NULL,
@@ -59,17 +81,7 @@ API_REQUEST_LOG = """CREATE TABLE IF NOT EXISTS api_request_log (
         latency_ms DOUBLE PRECISION NOT NULL,
         credits BIGINT NOT NULL,
         PRIMARY KEY (key_id, at_ms, seq)) WITHOUT ROWID"""
-API_REQUEST_CONTEXTS = """CREATE TABLE IF NOT EXISTS api_request_contexts (
-        id BIGINT PRIMARY KEY,
-        key_name TEXT,
-        request_type TEXT NOT NULL,
-        method TEXT NOT NULL,
-        route TEXT NOT NULL,
-        rpc_method TEXT,
-        ip TEXT NOT NULL,
-        host TEXT NOT NULL,
-        user_agent TEXT NOT NULL)"""
-USAGE_TABLES: tuple[str, ...] = (API_REQUEST_LOG, API_REQUEST_CONTEXTS)
+REQUEST_LOG_TABLES_24: tuple[str, ...] = (API_REQUEST_LOG, API_REQUEST_CONTEXTS)
 
 _ID_BITS = 63  # a context id is a positive BIGINT
 CONTEXT_COLUMNS = "key_name, request_type, method, route, rpc_method, ip, host, user_agent"

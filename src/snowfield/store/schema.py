@@ -25,7 +25,12 @@ from snowfield.store.evm_schema import (
     fill_native_documents,
     reread_evm_chains,
 )
-from snowfield.store.ops_schema import EXPORT_TABLES, USAGE_TABLES, copy_request_log
+from snowfield.store.ops_schema import (
+    EXPORT_TABLES,
+    REQUEST_LOG_TABLES_24,
+    USAGE_TABLES,
+    copy_request_log,
+)
 from snowfield.store.p_genesis_schema import P_GENESIS_OWNERS, P_GENESIS_TABLES, fill_owners
 from snowfield.store.p_holdings_schema import P_BALANCE_ROWS, P_HOLDINGS
 from snowfield.store.p_holdings_schema import rebuild as rebuild_p_holdings
@@ -36,6 +41,7 @@ from snowfield.store.primary_schema import (
     PRIMARY_TABLES,
     fill_staker_owners,
 )
+from snowfield.store.request_batches import pack_request_log
 from snowfield.store.validator_schema import (
     NETWORK_INDEXES,
     P_BLOCK_DETAILS,
@@ -47,7 +53,7 @@ from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 27
+SCHEMA_VERSION = 28
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -458,7 +464,7 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     23: (*P_HOLDINGS, *P_BALANCE_ROWS, rebuild_p_holdings),
     # The request log as compact rows beside their shared contexts (store/usage_log.py): the
     # rows of api_requests move over, keeping their log ids.
-    24: (*USAGE_TABLES, copy_request_log),
+    24: (*REQUEST_LOG_TABLES_24, copy_request_log),
     # Each validation's entry in the validators list, kept by the writer
     # (store/validator_documents.py): every validation to render at the next chain time.
     25: (*P_VALIDATOR_DOCUMENTS, P_VALIDATOR_DOCUMENTS_FILL),
@@ -467,6 +473,8 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     # PostgreSQL's address_txs rows get their copies of the nativeTransaction too
     # (store/history_pages.py).
     27: (fill_native_documents,),
+    # The request log packed: one row per API key, second and flush (store/request_batches.py).
+    28: (*USAGE_TABLES, pack_request_log),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).

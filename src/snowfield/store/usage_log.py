@@ -1,14 +1,13 @@
 """The log of the requests the data service answered (usage metrics and apiLogs): written in
 batches off the request path, read per API key over a time range.
 
-A request is stored as a compact row of `api_request_log` (ops_schema.py): its key, time and
-sequence number (which make its log id), the path, status, chain, latency and credits; what
-many requests share (key name, method, route, client address, host, user agent) is one row of
-`api_request_contexts` that it names by id. The insert and commit per row, by shape
-(bench/request_log.py --shapes, 20,480-row batches): the wide row of schemas 16-23 (16
-columns, 10 of them text, TEXT primary key and an index by key) 3.4 µs, 3.2 µs unindexed, as
-16 or 10 integer columns 0.7 µs: the text's binding and bytes cost more than the B-trees.
-The row here (9 columns, 3 of them text, clustered by key, time and sequence): 1.0 µs.
+A request is stored as its key, time and sequence number (which make its log id), the path,
+status, chain, latency and credits, packed with the others of its key, second and flush into
+one row of `api_request_batches` (store/request_batches.py, which says why); what many
+requests share (key name, method, route, client address, host, user agent) is one row of
+`api_request_contexts` that it names by id. The readers walk a key's batches a second at a
+time and filter in Python: the figures they serve (usage over a range, a page of logs) read
+every request of the range or of its newest seconds anyway.
 
 A context's id is a hash of its fields, so that processes sharing a store agree on it without
 asking each other; a writer checks a context it has not seen against the stored one and takes
@@ -16,25 +15,21 @@ the next id on a collision (`RequestContexts`)."""
 
 from __future__ import annotations
 
-import itertools
-import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from snowfield.store import request_batches
 from snowfield.store.database import Database, Writer
-from snowfield.store.ops_schema import store_context
+from snowfield.store.ops_schema import CONTEXT_COLUMNS, store_context
 from snowfield.store.pagination import Key, Page, page_of
-from snowfield.store.sql import keyset
+from snowfield.store.request_batches import Unpacked
+from snowfield.store.sql import in_list, keyset
 
 ANONYMOUS = ""  # the key_id of a request made without a key (the clustered key is NOT NULL)
 
-_LOG_COLS = "key_id, at_ms, seq, context, path, status, chain_id, latency_ms, credits"
-_READ = (
-    "SELECT r.key_id, r.at_ms, r.seq, c.key_name, c.request_type, c.method, r.path, c.route,"
-    " r.status, r.chain_id, c.rpc_method, r.latency_ms, r.credits, c.ip, c.host, c.user_agent"
-    " FROM api_request_log r JOIN api_request_contexts c ON c.id = r.context"
-)
+_STEP = 64  # batches a reader takes from the store at a time
+_CONTEXTS_STEP = 500  # contexts a reader looks up in one statement
 
 
 class RequestRow(NamedTuple):
@@ -91,14 +86,14 @@ def log_id(at_ms: int, seq: int) -> str:
     return f"{at_ms:012x}{seq:016x}"
 
 
-def _row(r: tuple[Any, ...]) -> RequestRow:
-    """A row of _READ: the key as the reader names it, the log id made of time and seq."""
-    at, seq = int(r[1]), int(r[2])
-    key_id = None if r[0] == ANONYMOUS else r[0]
-    status, latency, credits = int(r[8]), float(r[11]), int(r[12])
-    return RequestRow._make(
-        (log_id(at, seq), at, key_id, *r[3:8], status, r[9], r[10], latency, credits, *r[13:])
-    )
+def _row(key_id: str, r: Unpacked, c: Context) -> RequestRow:
+    """A stored request and its context as the usage operations read them."""
+    at, seq, _, path, status, chain_id, latency, credits = r
+    return RequestRow(
+        log_id(at, seq), at, None if key_id == ANONYMOUS else key_id, c.key_name,
+        c.request_type, c.method, path, c.route, status, chain_id, c.rpc_method, latency,
+        credits, c.ip, c.host, c.user_agent,
+    )  # fmt: skip
 
 
 class RequestContexts:
@@ -131,41 +126,10 @@ class RequestContexts:
             self._ids.update(new)
 
 
-# A batch goes in as multi-row INSERTs of CHUNK, then CHUNK/4, ... rows (each statement
-# prepared once, 9 * CHUNK parameters, under SQLite's 32,766 and PostgreSQL's 65,535): one
-# call into the driver per chunk. executemany stepped the statement once per row, releasing
-# and retaking the GIL around every step, each time against the event loop's thread: the
-# batch cost the server more than its SQL did (bench/api.py, part 3).
-CHUNK = 1024
-_WIDTH = len(StoredRequest._fields)
-# SQLite before 3.32 took at most 999 parameters a statement: there, chunks stop at 64 rows.
-_MAX_PARAMS = 32_766 if sqlite3.sqlite_version_info >= (3, 32) else 999
-_ROW_MARKS = f"({', '.join('?' * _WIDTH)})"
-
-
-def _insert(rows: int) -> str:
-    # A sequence number taken twice (two processes drew the same tag) loses one row, not the
-    # batch: a failed batch would wait for the next flush, and fail again.
-    return (
-        f"INSERT INTO api_request_log ({_LOG_COLS}) VALUES {', '.join([_ROW_MARKS] * rows)}"
-        " ON CONFLICT DO NOTHING"
-    )
-
-
-_INSERTS = {
-    n: _insert(n)
-    for n in (CHUNK, CHUNK // 4, CHUNK // 16, CHUNK // 64, 4, 1)
-    if n == 1 or n * _WIDTH <= _MAX_PARAMS
-}
-
-
-def insert_requests(w: Writer, rows: Sequence[tuple[Any, ...]]) -> None:
-    """Rows in StoredRequest's order (plain tuples will do), in the open transaction."""
-    at = 0
-    for size, sql in _INSERTS.items():  # largest first
-        while len(rows) - at >= size:
-            w.execute(sql, tuple(itertools.chain.from_iterable(rows[at : at + size])))
-            at += size
+def insert_requests(w: Writer, rows: Sequence[Sequence[Any]]) -> None:
+    """Rows in StoredRequest's order (plain tuples will do), packed, in the open
+    transaction."""
+    request_batches.insert(w, request_batches.pack(rows))
 
 
 def write_requests(db: Database, rows: Sequence[RequestRow], contexts: RequestContexts) -> None:
@@ -197,7 +161,7 @@ def _write_rows(db: Database, rows: Sequence[RequestRow], contexts: RequestConte
                     r.path,
                     r.status,
                     r.chain_id,
-                    r.latency_ms,
+                    float(r.latency_ms),
                     r.credits,
                 )
             )
@@ -216,38 +180,115 @@ class RequestFilter:
     request_type: str | None = None
     path: str | None = None
 
-    def where(self) -> tuple[str, list[Any]]:
-        sql = "r.key_id = ? AND r.at_ms >= ? AND r.at_ms < ?"
-        params: list[Any] = [ANONYMOUS if self.key_id is None else self.key_id]
-        params += [self.start_ms, self.end_ms]
-        for column, value in (
-            ("r.chain_id", self.chain_id),
-            ("r.status", self.status),
-            ("c.request_type", self.request_type),
-            ("r.path", self.path),
+    def seconds(self) -> tuple[int, int]:
+        """The Unix seconds [first, past) that hold the range's requests."""
+        return self.start_ms // 1000, -(-self.end_ms // 1000)
+
+    def keeps(self, r: Unpacked) -> bool:
+        """Whether the filter sees a stored request (its context aside: `keeps_context`)."""
+        return (
+            self.start_ms <= r[0] < self.end_ms
+            and (self.chain_id is None or r[5] == self.chain_id)
+            and (self.status is None or r[4] == self.status)
+            and (self.path is None or r[3] == self.path)
+        )
+
+    def keeps_context(self, c: Context) -> bool:
+        return self.request_type is None or c.request_type == self.request_type
+
+
+def _seconds(
+    db: Database, key_id: str, first: int, past: int, *, descending: bool
+) -> Iterator[list[Unpacked]]:
+    """The stored requests of `key_id` in seconds [first, past), a second at a time, oldest
+    (or newest) first, each second's sorted by (at_ms, seq) the same way: a second's requests
+    may lie in several batches (flushes, processes), which are merged here."""
+    way = " DESC" if descending else ""
+    after: tuple[int, int] | None = None
+    current: int | None = None
+    held: list[Unpacked] = []
+    while True:
+        ks, ks_p = keyset("second, seq", descending, after)
+        batches = db.query(
+            "SELECT second, seq, requests FROM api_request_batches"
+            f" WHERE key_id = ? AND second >= ? AND second < ?{ks}"
+            f" ORDER BY second{way}, seq{way} LIMIT ?",
+            [key_id, first, past, *ks_p, _STEP],
+        )
+        for second, seq, packed in batches:
+            if second != current:
+                if held:
+                    yield sorted(held, key=_order, reverse=descending)
+                current, held = second, []
+            held.extend(request_batches.unpack(int(second), int(seq), packed))
+        if len(batches) < _STEP:
+            break
+        after = (int(batches[-1][0]), int(batches[-1][1]))
+    if held:
+        yield sorted(held, key=_order, reverse=descending)
+
+
+def _order(r: Unpacked) -> tuple[int, int]:
+    return r[0], r[1]
+
+
+def _contexts(db: Database, ids: set[int], known: dict[int, Context]) -> None:
+    """Adds the contexts of `ids` not yet in `known`."""
+    wanted = sorted(ids.difference(known))
+    for at in range(0, len(wanted), _CONTEXTS_STEP):
+        step = wanted[at : at + _CONTEXTS_STEP]
+        for cid, *fields in db.query(
+            f"SELECT id, {CONTEXT_COLUMNS} FROM api_request_contexts WHERE id IN {in_list(step)}",
+            step,
         ):
-            if value is not None:
-                sql += f" AND {column} = ?"
-                params.append(value)
-        return sql, params
+            known[int(cid)] = Context._make(fields)
+
+
+def _read(
+    db: Database, where: RequestFilter, first: int, past: int, *, descending: bool
+) -> Iterator[list[RequestRow]]:
+    """The requests `where` sees in seconds [first, past), a second at a time."""
+    key_id = ANONYMOUS if where.key_id is None else where.key_id
+    known: dict[int, Context] = {}
+    for second in _seconds(db, key_id, first, past, descending=descending):
+        kept = [r for r in second if where.keeps(r)]
+        _contexts(db, {r[2] for r in kept}, known)
+        yield [
+            _row(key_id, r, c)
+            for r in kept
+            if (c := known.get(r[2])) is not None and where.keeps_context(c)
+        ]
 
 
 def requests_page(
     db: Database, where: RequestFilter, *, after: Key | None, limit: int
 ) -> Page[RequestRow]:
     """Newest first, keyed (at_ms, seq)."""
-    sql, params = where.where()
-    ks, ks_p = keyset("r.at_ms, r.seq", True, after)
-    rows = db.query(
-        f"{_READ} WHERE {sql}{ks} ORDER BY r.at_ms DESC, r.seq DESC LIMIT ?",
-        [*params, *ks_p, limit + 1],
-    )
-    return page_of([_row(r) for r in rows], limit, lambda r: (r.at_ms, int(r.log_id[12:], 16)))
+    first, past = where.seconds()
+    if after is not None:
+        past = min(past, int(after[0]) // 1000 + 1)
+    out: list[RequestRow] = []
+    for second in _read(db, where, first, past, descending=True):
+        out += (
+            second
+            if after is None
+            else [r for r in second if (r.at_ms, _seq(r)) < (int(after[0]), int(after[1]))]
+        )
+        if len(out) > limit:
+            break
+    return page_of(out[: limit + 1], limit, lambda r: (r.at_ms, _seq(r)))
+
+
+def _seq(r: RequestRow) -> int:
+    return int(r.log_id[12:], 16)
 
 
 def requests_in(db: Database, where: RequestFilter, *, limit: int) -> list[RequestRow]:
     """Every request the filter sees, oldest first, at most `limit` (the caller says when the
     range holds more)."""
-    sql, params = where.where()
-    rows = db.query(f"{_READ} WHERE {sql} ORDER BY r.at_ms, r.seq LIMIT ?", [*params, limit])
-    return [_row(r) for r in rows]
+    out: list[RequestRow] = []
+    for second in _read(db, where, *where.seconds(), descending=False):
+        out += second
+        if len(out) >= limit:
+            break
+    return out[:limit]

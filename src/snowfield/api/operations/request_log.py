@@ -1,27 +1,35 @@
 """The request log behind the usage operations: the router hands every answered request to
-`RequestLog.record` (a tuple appended to a list: nothing else on the request path), and a
-background task writes what gathered to the store every `interval` seconds, in one transaction
-per batch: on SQLite on the event loop's own thread and connection when the write lock is free
-(`_write_here`), else (PostgreSQL, a big batch, a busy store) in a worker thread.
+`RequestLog.record` (a tuple appended to a list, its context id looked up in a dict), and a
+background task packs what gathered into one stored batch per key and second
+(store/request_batches.py) and writes them in one transaction: when `batch_rows` requests
+wait, or the oldest has waited `max_wait` seconds (looked at every `interval`). On SQLite on
+the event loop's own thread and connection when the write lock is free (`_write_here`), else
+(PostgreSQL, a big batch, a busy store) in a worker thread.
 
 Why inline on SQLite (bench/api.py part 3, 2M store, quiet machine): written from the worker
 thread's connection, each commit made the service's connection drop its whole page cache at its
 next read (WAL mode), every tenth of a second: the spread load served 76% of its unlogged rate
 (one URL 83%). Written inline, the spread served 102.5% (median of three rounds' ratios) and one
-URL 87% (six rounds): what is left there is the batch's own writing, on the loop's thread.
+URL 87% (six rounds): what was left there was the batch's own writing, on the loop's thread.
 
-The split is measured (bench/api.py part 3, per thread; docs/data-api/operations.md, "Usage"):
-the pending tuple keeps plain values, not the request's scope, whose containers the garbage
-collector otherwise walked while they waited; the rows are built in the thread, because built
-in `record` they cost the event loop's thread more than they saved the writer; the writer
-inserts multi-row statements (store/usage_log.py), not one step per row.
+What a request costs, measured side by side (the logged and the unlogged server on one CPU at
+once, one wrk each, each on its own copy of the 2M store: the ratio of their requests/s; one
+URL; docs/data-api/operations.md, "Usage"), schema 27's code against what is here, in one run
+of ten rounds: 90.4% against 92.9% (better in every round). Steps, each measured so:
+- packed batches, the flush's pass plain arithmetic (2.5 -> 0.9 us a request in process);
+- a flush only once 512 requests wait (up to 1 s): a flush's transaction and commit cost
+  ~0.1-0.2 ms besides its rows, and at 0.1 s one carried ~200-350 requests there;
+- the context id looked up in `record`, the path and chain reference shared with earlier
+  requests (`_shared`): a waiting request holds no header, path or reference of its own, so
+  the server's next request reuses this one's memory (ten paired rounds: +1.1 points).
+Not explained yet: the logged server's ratio falls over its first minute or two of load (from
+~94-95% to ~89-91%) as SQLite's page cache takes the log's written pages (its memory grows
+~0.5 MB/s); a 1 GB cache falls the same, so it is not eviction.
 
-Every tenth of a second, not every second: a batch keeps its requests' tuples and headers alive
-until written, and a second's worth made the event loop's thread slower on every request (its
-allocations on cold memory, it seems: +19 us of user time a request, not the writer's, not the
-collector's). Six interleaved triples of one pinned server under wrk (logged at 1 s, at 0.1 s,
-unlogged): 0.1 s beat 1 s in four, median 1.18x; against unlogged, medians 92% at 1 s and
-98.5% at 0.1 s (docs/data-api/operations.md, "Usage").
+Every tenth of a second or 512 requests, not every second: a batch keeps its requests' tuples
+alive until written, and a second's worth made the event loop's thread slower on every request
+(its allocations on cold memory, it seems: +19 us of user time a request, not the writer's,
+not the collector's; schema 24-27's rows, six interleaved triples: 0.1 s beat 1 s in four).
 
 Bounded: at most `max_pending` requests wait in memory; past that (the store is down or slower
 than the traffic) the oldest are dropped and counted in `dropped`, never the service."""
@@ -30,16 +38,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.types import Scope
 
-from snowfield.store import chain_queries, usage_log
+from snowfield.store import chain_queries, request_batches
 from snowfield.store.database import Database, Writer
 from snowfield.store.keys import ApiKey
 from snowfield.store.usage_log import ANONYMOUS, Context, RequestContexts
@@ -49,18 +56,29 @@ log = logging.getLogger("snowfield.api.usage")
 _HOST = b"host"
 _AGENT = b"user-agent"
 _SERIAL_MASK = 2**32 - 1
-# The most requests a flush writes on the event loop's thread (`_write_here`): at about 2.5 us
-# a row, 10 ms of the loop. A larger batch (a burst, or what waited while the store was busy)
-# goes to the worker thread.
+SEEN_CAPACITY = 4096  # what-requests-kept -> context id entries (they are what clients send)
+# The most requests a flush writes on the event loop's thread (`_write_here`): at about 1 us
+# a request in process (more when caches are cold), a few ms of the loop. A larger batch (a
+# burst, or what waited while the store was busy) goes to the worker thread.
 INLINE_ROWS = 4096
 # How often the WAL those inline writes leave is checkpointed (from the worker thread).
 CHECKPOINT_SECONDS = 5.0
 
 
 class RequestLog:
-    def __init__(self, db: Database, *, interval: float = 0.1, max_pending: int = 200_000) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        interval: float = 0.1,
+        batch_rows: int = 512,
+        max_wait: float = 1.0,
+        max_pending: int = 200_000,
+    ) -> None:
         self.db = db
         self.interval = interval
+        self.batch_rows = batch_rows
+        self.max_wait = max_wait
         self.max_pending = max_pending
         self.dropped = 0
         self._pending: list[tuple[Any, ...]] = []
@@ -70,8 +88,14 @@ class RequestLog:
         # that (key, arrival ms, seq) is unique among processes sharing the store and grows
         # with time within one (the clustered key takes appends, not inserts at random pages).
         self._tag = secrets.randbits(31) << 32
-        self._serial = itertools.count()
+        self._serial = 0  # the next request's counter
         self._contexts = RequestContexts()
+        # A context id by what its requests kept (key name, method, route, client, headers):
+        # one dict lookup a request where scanning the headers cost more than the rest of
+        # its flush. Only ids whose context is stored (committed) enter it.
+        self._seen: dict[tuple[Any, ...], int] = {}
+        self._strings: dict[str, str] = {}  # see _shared
+        self._new_seen: dict[tuple[Any, ...], int] = {}  # found in the open transaction
         self._inline = False  # written on the loop's thread since the last checkpoint
 
     def record(
@@ -86,30 +110,28 @@ class RequestLog:
     ) -> None:
         """Notes one answered request (`started`: its time.perf_counter() on arrival).
 
-        Only plain values are kept (strings, numbers, the client's address tuple and the
-        headers' (name, value) pairs): a kept scope held its containers alive for up to a
-        second, which the garbage collector then walked and promoted. The headers are copied
-        to a tuple, which the collector stops tracking at its first pass as it does the pairs
-        (a list it tracks until it goes); a dict of them, as before, cost about 0.8 µs more a
-        request than the tuple. Everything else waits for the flush."""
+        Only plain values are kept, never the scope (its containers, kept alive, were walked
+        and promoted by the garbage collector): times, status, key, credits, the path and
+        chain reference as strings shared with earlier requests, and the context's id when a
+        committed context is known by the key name, method, route, client address and headers
+        (a tuple: one hash). Otherwise those five wait for the flush, which resolves them."""
         if key is None:
             key_id = key_name = None
         else:
             key_id, key_name = key.id, key.name
+        kept = (key_name, scope["method"], route, scope.get("client"), tuple(scope["headers"]))
+        cid = self._seen.get(kept)
         self._pending.append(
             (
                 started,
                 time.perf_counter(),
-                scope["method"],
-                scope["path"],
-                route,
-                params.get("chainId"),
+                self._shared(scope["path"]),
+                self._shared(params.get("chainId")),
                 status,
                 key_id,
-                key_name,
                 credits,
-                scope.get("client"),
-                tuple(scope["headers"]),
+                cid,
+                None if cid is not None else kept,
             )
         )
         if len(self._pending) > self.max_pending:
@@ -118,11 +140,31 @@ class RequestLog:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._flush_forever())
 
+    def _shared(self, text: str | None) -> str | None:
+        """`text`, as the first equal string this log kept (bounded): a pending request then
+        holds no string of its own, and the server's next request reuses the memory of this
+        one's (kept until the flush, fresh memory each time cost the event loop more than
+        the log's own work: bench/api.py part 3)."""
+        if text is None:
+            return None
+        strings = self._strings
+        found = strings.get(text)
+        if found is None:
+            if len(strings) >= SEEN_CAPACITY:
+                strings.clear()
+            strings[text] = found = text
+        return found
+
     async def _flush_forever(self) -> None:
-        checked = time.monotonic()
+        checked = flushed = time.monotonic()
         while True:
             await asyncio.sleep(self.interval)
-            await self.flush()
+            now = time.monotonic()
+            # A small batch waits for more (up to max_wait): a flush costs about 0.1 ms
+            # besides its rows (the transaction, a commit's WAL pages).
+            if len(self._pending) >= self.batch_rows or now - flushed >= self.max_wait:
+                flushed = now
+                await self.flush()
             if self._inline and time.monotonic() - checked >= CHECKPOINT_SECONDS:
                 checked = time.monotonic()
                 await self._checkpoint()
@@ -180,6 +222,11 @@ class RequestLog:
             ok = write()
         finally:
             self._contexts.committed(ok)
+            seen, self._new_seen = self._new_seen, {}
+            if ok:
+                if len(self._seen) + len(seen) > SEEN_CAPACITY:
+                    self._seen.clear()
+                self._seen.update(seen)
         return ok
 
     def _insert(self, w: Writer, batch: list[tuple[Any, ...]]) -> None:
@@ -187,15 +234,46 @@ class RequestLog:
         chains = self._chains
         if len(chains) > 1024:  # references are whatever clients send: keep it bounded
             chains.clear()
-        for ref in {pending[5] for pending in batch}:
+        for ref in {pending[3] for pending in batch}:
             if ref is not None and ref not in chains:
                 found = chain_queries.find_chain(self.db, ref)
                 if found is not None:  # an unknown one is looked up again: it may come
                     chains[ref] = str(found.chain_id)
         # perf_counter() readings to Unix time: one offset for the batch (it spans a second).
         offset = time.time() - time.perf_counter()
-        rows = _rows(batch, chains, offset, self._tag, self._serial, self._contexts, w)
-        usage_log.insert_requests(w, rows)
+        first = self._serial
+        if first + len(batch) > _SERIAL_MASK:  # the counter wraps between batches only
+            first = 0
+        self._serial = first + len(batch)
+        # The context ids `record` did not find (not seen, or not yet committed).
+        ids = {n: self._context_id(w, p[8]) for n, p in enumerate(batch) if p[7] is None}
+        request_batches.insert(w, _pack(batch, ids, chains, offset, self._tag | first))
+
+    def _context_id(self, w: Writer, kept: tuple[Any, ...]) -> int:
+        """The context id of what a pending request kept (key name, method, route, client,
+        headers): known by that, or by its context's fields (the `host` and `user-agent`
+        bytes decoded only for a context not seen), or stored now in `w`'s transaction."""
+        key_name, method, route, client, headers = kept
+        cid = self._seen.get(kept)
+        if cid is None:
+            cid = self._new_seen.get(kept)
+        if cid is not None:
+            return cid
+        ip = client[0] if client else ""
+        host = agent = b""
+        for name, value in headers:
+            if name == _HOST:
+                host = value
+            elif name == _AGENT:
+                agent = value
+        fields = (key_name, method, route, ip, host, agent)
+        cid = self._contexts.get(fields)
+        if cid is None:
+            context = Context(key_name, "data", method, route, None, ip,
+                              host.decode("latin-1"), agent.decode("latin-1"))  # fmt: skip
+            cid = self._contexts.resolve(w, fields, context)
+        self._new_seen[kept] = cid
+        return cid
 
     async def close(self) -> None:
         """Stops the background task and writes what is left."""
@@ -207,46 +285,31 @@ class RequestLog:
         await self.flush()
 
 
-def _rows(
+def _pack(
     batch: list[tuple[Any, ...]],
+    found: Mapping[int, int],
     chains: Mapping[str, str],
     offset: float,
-    tag: int,
-    serial: Iterator[int],
-    contexts: RequestContexts,
-    w: Writer,
-) -> list[tuple[Any, ...]]:
-    """The stored rows (store/usage_log.py's StoredRequest, as plain tuples) of pending
-    requests: built at flush time, off the request path; a chain as its EVM chain id when the
-    reference names an indexed chain, `at_ms` when the request arrived. A context is looked
-    up by what the request kept (header bytes undecoded): decoded only when first seen."""
-    rows = []
-    for started, ended, method, path, route, ref, status, key_id, key_name, credits, client, \
-            headers in batch:  # fmt: skip
-        ip = client[0] if client else ""
-        host = agent = b""
-        for name, value in headers:
-            if name == _HOST:
-                host = value
-            elif name == _AGENT:
-                agent = value
-        seen = (key_name, method, route, ip, host, agent)
-        cid = contexts.get(seen)
-        if cid is None:
-            context = Context(key_name, "data", method, route, None, ip,
-                              host.decode("latin-1"), agent.decode("latin-1"))  # fmt: skip
-            cid = contexts.resolve(w, seen, context)
-        rows.append(
-            (
-                ANONYMOUS if key_id is None else key_id,
-                int((started + offset) * 1000),
-                tag | (next(serial) & _SERIAL_MASK),
-                cid,
-                path,
-                status,
-                None if ref is None else chains.get(ref, ref),
-                round((ended - started) * 1000, 3),
-                credits,
-            )
-        )
-    return rows
+    seq: int,
+) -> list[tuple[str, int, int, bytes]]:
+    """The stored batches (store/request_batches.py) of pending requests, one per key and
+    second: built at flush time, off the request path, in one pass of plain arithmetic (the
+    flush was most of the log's cost: bench/api.py part 3); a context id from `found` (by
+    position) where the request had none, a chain as its EVM chain id when the reference
+    names an indexed chain, `at_ms` when the request arrived, the requests' sequence numbers
+    `seq`, `seq` + 1, ... in order."""
+    groups: dict[tuple[str | None, int], tuple[int, list[tuple[Any, ...]]]] = {}
+    for n, (started, ended, path, ref, status, key_id, credits, cid, _) in enumerate(batch):
+        at = int((started + offset) * 1000)
+        second = at // 1000
+        group = groups.get((key_id, second))
+        if group is None:
+            group = groups[(key_id, second)] = (n, [])
+        group[1].append(
+            (at - second * 1000, n - group[0], found[n] if cid is None else cid, path, status,
+             chains.get(ref, ref), int((ended - started) * 1_000_000), credits)
+        )  # fmt: skip
+    return [
+        request_batches.batch_row(ANONYMOUS if key_id is None else key_id, second, seq + first, m)
+        for (key_id, second), (first, m) in groups.items()
+    ]
