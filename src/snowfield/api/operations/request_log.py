@@ -22,9 +22,10 @@ of ten rounds: 90.4% against 92.9% (better in every round). Steps, each measured
 - the context id looked up in `record`, the path and chain reference shared with earlier
   requests (`_shared`): a waiting request holds no header, path or reference of its own, so
   the server's next request reuses this one's memory (ten paired rounds: +1.1 points).
-Not explained yet: the logged server's ratio falls over its first minute or two of load (from
-~94-95% to ~89-91%) as SQLite's page cache takes the log's written pages (its memory grows
-~0.5 MB/s); a 1 GB cache falls the same, so it is not eviction.
+Left: the logged server's ratio falls over its first minute or two of load (from ~94-95% to
+~89-91%) as SQLite's page cache takes the log's written pages (its memory grows ~0.5 MB/s): a
+restarted server is back at 95-97% on the same store; a 1 GB cache falls the same, a 4 MB one
+hardly (docs/data-api/operations.md, "Usage").
 
 Every tenth of a second or 512 requests, not every second: a batch keeps its requests' tuples
 alive until written, and a second's worth made the event loop's thread slower on every request
