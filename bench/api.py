@@ -682,7 +682,8 @@ def copy_of(path: Path) -> Iterator[Path]:
         shutil.copyfile(path, copy)
         yield copy
     finally:
-        copy.unlink(missing_ok=True)
+        for left in (copy, *(copy.with_name(copy.name + end) for end in ("-wal", "-shm"))):
+            left.unlink(missing_ok=True)  # the server's SQLite leaves its WAL and index
 
 
 def side_by_side(
