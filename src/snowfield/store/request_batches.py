@@ -49,7 +49,9 @@ def batch_row(
 def pack(rows: Iterable[Sequence[Any]]) -> list[tuple[str, int, int, bytes]]:
     """Rows in StoredRequest's order (key_id, at_ms, seq, context, path, status, chain_id,
     latency_ms, credits) as batch rows, one per key and second, in the order their first
-    rows came."""
+    rows came. The request log's flush groups its pending requests itself
+    (api/operations/request_log.py `_pack`): fed through here as rows, its pass cost 0.76
+    against 0.61 us a request in process."""
     groups: dict[tuple[str, int], tuple[int, list[tuple[Any, ...]]]] = {}
     for key_id, at_ms, seq, context, path, status, chain_id, latency_ms, credits in rows:
         second = at_ms // 1000
@@ -86,18 +88,15 @@ def pack_request_log(w: Any) -> None:
     if not has_table(w, "api_request_log"):
         return
     columns = "key_id, at_ms, seq, context, path, status, chain_id, latency_ms, credits"
-    after: tuple[Any, ...] = ("", -1, -1)
-    first = True
+    after: tuple[Any, ...] = ("", -1, -1)  # before every row: '' is the least key, times >= 0
     while True:
         rows = w.query(
-            f"SELECT {columns} FROM api_request_log"
-            + ("" if first else " WHERE (key_id, at_ms, seq) > (?, ?, ?)")
-            + " ORDER BY key_id, at_ms, seq LIMIT 10000",
-            () if first else after,
+            f"SELECT {columns} FROM api_request_log WHERE (key_id, at_ms, seq) > (?, ?, ?)"
+            " ORDER BY key_id, at_ms, seq LIMIT 10000",
+            after,
         )
         if not rows:
             break
-        first = False
         normal = [(r[0], int(r[1]), int(r[2]), int(r[3]), *r[4:6], r[6], float(r[7]), int(r[8]))
                   for r in rows]  # fmt: skip
         insert(w, pack(normal))

@@ -112,10 +112,20 @@ class RequestContexts:
         found = self._ids.get(key)
         return self._new.get(key) if found is None else found
 
+    def stored(self, key: Any) -> int | None:
+        """The id known under `key` whose context is committed (none of the open
+        transaction's): for a reader outside that transaction."""
+        return self._ids.get(key)
+
     def resolve(self, w: Writer, key: Any, context: Context) -> int:
         """The stored id of `context`, known under `key` from now on in this transaction."""
-        cid = self._new[key] = store_context(w, context)
+        cid = store_context(w, context)
+        self.note(key, cid)
         return cid
+
+    def note(self, key: Any, cid: int) -> None:
+        """`cid` known under `key` too from now on in this transaction."""
+        self._new[key] = cid
 
     def committed(self, ok: bool) -> None:
         """The transaction of the last resolutions ended: keep them if it committed."""

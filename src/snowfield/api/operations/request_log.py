@@ -93,10 +93,9 @@ class RequestLog:
         self._contexts = RequestContexts()
         # A context id by what its requests kept (key name, method, route, client, headers):
         # one dict lookup a request where scanning the headers cost more than the rest of
-        # its flush. Only ids whose context is stored (committed) enter it.
-        self._seen: dict[tuple[Any, ...], int] = {}
+        # its flush. `record` takes only ids whose context is committed.
+        self._seen = RequestContexts(SEEN_CAPACITY)
         self._strings: dict[str, str] = {}  # see _shared
-        self._new_seen: dict[tuple[Any, ...], int] = {}  # found in the open transaction
         self._inline = False  # written on the loop's thread since the last checkpoint
 
     def record(
@@ -121,7 +120,7 @@ class RequestLog:
         else:
             key_id, key_name = key.id, key.name
         kept = (key_name, scope["method"], route, scope.get("client"), tuple(scope["headers"]))
-        cid = self._seen.get(kept)
+        cid = self._seen.stored(kept)
         self._pending.append(
             (
                 started,
@@ -223,11 +222,7 @@ class RequestLog:
             ok = write()
         finally:
             self._contexts.committed(ok)
-            seen, self._new_seen = self._new_seen, {}
-            if ok:
-                if len(self._seen) + len(seen) > SEEN_CAPACITY:
-                    self._seen.clear()
-                self._seen.update(seen)
+            self._seen.committed(ok)
         return ok
 
     def _insert(self, w: Writer, batch: list[tuple[Any, ...]]) -> None:
@@ -256,8 +251,6 @@ class RequestLog:
         bytes decoded only for a context not seen), or stored now in `w`'s transaction."""
         key_name, method, route, client, headers = kept
         cid = self._seen.get(kept)
-        if cid is None:
-            cid = self._new_seen.get(kept)
         if cid is not None:
             return cid
         ip = client[0] if client else ""
@@ -273,7 +266,7 @@ class RequestLog:
             context = Context(key_name, "data", method, route, None, ip,
                               host.decode("latin-1"), agent.decode("latin-1"))  # fmt: skip
             cid = self._contexts.resolve(w, fields, context)
-        self._new_seen[kept] = cid
+        self._seen.note(kept, cid)
         return cid
 
     async def close(self) -> None:
