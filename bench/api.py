@@ -22,7 +22,9 @@
    the ratio of their CPU per request, whatever the machine's speed does meanwhile (on a
    shared host it moved by 20-40% between ten-second runs, more than the 5% judged). Each
    then serves half its usual rate, so a flush carries half the requests: conservative for
-   the log. Target: the log costs <= 5%.
+   the log. The unlogged one reads a copy of the large store (its size again on disk, for the
+   run): on the logged one's file, each of the log's commits emptied its page cache. Target:
+   the log costs <= 5%.
 
 Rate limiting cannot trip (a limit of 10^12 units a minute). Each server is its own process,
 pinned to CPU 0; the load generator and the client run on the last CPU. Databases are cached
