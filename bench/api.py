@@ -23,8 +23,8 @@
    shared host it moved by 20-40% between ten-second runs, more than the 5% judged). Each
    then serves half its usual rate, so a flush carries half the requests: conservative for
    the log. The unlogged one reads a copy of the large store (its size again on disk, for the
-   run): on the logged one's file, each of the log's commits emptied its page cache. Target:
-   the log costs <= 5%.
+   run): until schema 29 put the log in a file of its own, each of the log's commits emptied
+   the page cache of a server sharing the logged one's file. Target: the log costs <= 5%.
 
 Rate limiting cannot trip (a limit of 10^12 units a minute). Each server is its own process,
 pinned to CPU 0; the load generator and the client run on the last CPU. Databases are cached
@@ -72,6 +72,7 @@ from snowfield.api.app import create_data_app
 from snowfield.api.gate import RatePolicy
 from snowfield.api.ratelimit import MemoryLimiter
 from snowfield.server import DEFAULT_LIMITS, server_config
+from snowfield.store import usage_log
 from snowfield.store.database import Database
 from snowfield.store.rows import (
     BalanceRow,
@@ -765,9 +766,7 @@ def clear_request_logs(paths: Sequence[Path]) -> None:
     """The cached databases keep no request log of the bench's own load."""
     for path in paths:
         db = Database(str(path))
-        with db.transaction() as w:
-            w.execute("DELETE FROM api_request_batches")
-            w.execute("DELETE FROM api_request_contexts")
+        usage_log.clear(db)
         db.close()
 
 
@@ -867,9 +866,9 @@ def run(
         logged = throughput(generator, ports[large], unlogged, loads, duration, rounds, pairs)
         report_log_cost(logged, pairs)
         if generator == "wrk":
-            # The unlogged server reads a copy made before any server started: one sharing
-            # the logged server's file would drop its page cache at each of the log's commits
-            # (SQLite's WAL mode), slowing the baseline and flattering the log.
+            # The unlogged server reads a copy made before any server started: nothing the
+            # logged server does reaches it (until schema 29, the log's commits to a shared
+            # file dropped its page cache, SQLite's WAL mode, which flattered the log).
             assert side_copy is not None
             apart = stack.enter_context(server("data-unlogged", side_copy, op5_path(), cpus))
             print("  side by side (both servers on the same CPU at once, one wrk each; the"

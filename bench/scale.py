@@ -53,6 +53,7 @@ import psycopg
 from snowfield.api.app import create_data_app
 from snowfield.api.gate import RatePolicy
 from snowfield.cli.compose import data_api_error
+from snowfield.store import usage_log
 from snowfield.store.bulk_load import deferred_indexes
 from snowfield.store.database import Database
 from snowfield.store.rows import ChainRow
@@ -381,9 +382,7 @@ def run_size(pg: str, size: int, *, bulk: bool = False, rebuild: bool = False) -
     print(f"  SQLite store:     {sqlite.stat().st_size / 2**20 / (small / 1e6):8.0f} MiB per"
           f" million transactions at {small:,} (the same rows)")  # fmt: skip
     for db in stores.values():
-        with db.transaction() as w:  # the cached stores keep no request log of the bench's load
-            w.execute("DELETE FROM api_request_batches")  # api_request_log until schema 28
-            w.execute("DELETE FROM api_request_contexts")
+        usage_log.clear(db)  # the cached stores keep no request log of the bench's load
         db.close()
 
 

@@ -1,21 +1,19 @@
 """The request log's flush: a batch the store refuses stays pending and goes in whole at the
-next flush, its new contexts stored once (none cached from the refused transaction)."""
+next flush, its new contexts stored once (none cached from the refused transaction); on
+SQLite the log is a file of its own, which neither disturbs nor waits for the store."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-import threading
 import time
 from pathlib import Path
 
-import pytest
-
-from snowfield.api.operations import request_log
 from snowfield.api.operations.request_log import RequestLog
-from snowfield.store.database import PAGE_SIZE, Database
+from snowfield.store.database import Database
 from snowfield.store.keys import ApiKey
-from snowfield.store.usage_log import RequestFilter, requests_in
+from snowfield.store.ops_schema import USAGE
+from snowfield.store.usage_log import RequestFilter, requests_in, usage_store
 
 
 def _scope(path: str, agent: bytes) -> dict[str, object]:
@@ -41,11 +39,11 @@ def test_a_refused_batch_goes_in_whole_at_the_next_flush(db: Database) -> None:
     async def go() -> None:
         log = RequestLog(db, interval=3600)
         _record(log, 1_300, key)  # more than one multi-row INSERT (1,024 rows)
-        with db.transaction() as w:  # the store refuses: the log's table is gone
+        with usage_store(db).transaction() as w:  # the log's table is gone: refused
             w.execute("ALTER TABLE api_request_batches RENAME TO parked")
         await log.flush()
         assert len(log._pending) == 1_300
-        with db.transaction() as w:
+        with usage_store(db).transaction() as w:
             w.execute("ALTER TABLE parked RENAME TO api_request_batches")
         _record(log, 5, key)
         await log.flush()
@@ -60,7 +58,7 @@ def test_a_refused_batch_goes_in_whole_at_the_next_flush(db: Database) -> None:
         ("one", "43112", 200, 2)
     }
     assert rows[0].path == "/v1/chains/43112/blocks/0"
-    stored = db.query("SELECT COUNT(*) FROM api_request_contexts")[0][0]
+    stored = usage_store(db).query("SELECT COUNT(*) FROM api_request_contexts")[0][0]
     assert stored == 3  # one per user agent, none from the refused transaction
 
 
@@ -70,36 +68,49 @@ def _sqlite(tmp_path: Path) -> Database:
     return db
 
 
-def test_on_sqlite_a_flush_writes_through_the_loops_own_connection(tmp_path: Path) -> None:
-    """The service reads on the event loop's thread; a commit by another connection makes that
-    connection drop its page cache (WAL mode), which `PRAGMA data_version` shows: it moves when
-    another connection committed. Written inline, the batch leaves it where it was."""
+def test_on_sqlite_the_log_is_a_file_of_its_own(tmp_path: Path) -> None:
+    """The service reads the store on the event loop's thread; a commit to the store by another
+    connection makes that connection drop its page cache (WAL mode), which `PRAGMA
+    data_version` shows. The log's flush, from the worker thread, commits to `<store>-usage`
+    and leaves it where it was; the store holds no table of the log, and every connection to
+    the log's file keeps the small cache of its schema."""
     db = _sqlite(tmp_path)
     key = ApiKey("k1", "one", created=0, revoked=None, chains=None, rate_per_minute=None)
 
-    async def go() -> tuple[int, int]:
+    async def go() -> tuple[int, int, int]:
         log = RequestLog(db, interval=3600)
         before = db.query("PRAGMA data_version")[0][0]
         _record(log, 50, key)
         await log.flush()
-        return before, db.query("PRAGMA data_version")[0][0]
+        cache = await asyncio.to_thread(usage_store(db).query, "PRAGMA cache_size")
+        return before, db.query("PRAGMA data_version")[0][0], cache[0][0]
 
-    before, after = asyncio.run(go())
+    before, after, cache = asyncio.run(go())
     assert before == after
+    assert cache == -USAGE.cache_kib
     assert len(requests_in(db, RequestFilter("k1", 0, 2**62), limit=100)) == 50
+    assert (tmp_path / "log.db-usage").exists()
+    assert db.query("SELECT name FROM sqlite_master WHERE name LIKE 'api_request%'") == []
 
 
-def test_a_flush_never_waits_for_another_writer_on_the_loop(tmp_path: Path) -> None:
-    """While another connection holds the write lock (an indexer's batch), the flush hands the
-    batch to the worker thread, which waits for the lock; the event loop keeps running, and
-    the batch goes in whole once the lock is free."""
+def test_a_flush_waits_for_no_indexer_and_never_on_the_loop(tmp_path: Path) -> None:
+    """While another connection holds the store's write lock (an indexer's batch), a flush goes
+    in at once. While one holds the log's (another server's flush), the flush waits in the
+    worker thread; the event loop keeps running, and the batch goes in whole once it is
+    free."""
     db = _sqlite(tmp_path)
     key = ApiKey("k1", "one", created=0, revoked=None, chains=None, rate_per_minute=None)
-    other = sqlite3.connect(str(tmp_path / "log.db"), isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
+    indexer = sqlite3.connect(str(tmp_path / "log.db"), isolation_level=None)
+    other = sqlite3.connect(str(tmp_path / "log.db-usage"), isolation_level=None)
 
     async def go() -> float:
         log = RequestLog(db, interval=3600)
+        indexer.execute("BEGIN IMMEDIATE")
+        _record(log, 20, key)
+        await asyncio.wait_for(log.flush(), 5)
+        assert log._pending == []
+        indexer.execute("COMMIT")
+        other.execute("BEGIN IMMEDIATE")
         _record(log, 30, key)
         flushing = asyncio.ensure_future(log.flush())
         started = time.monotonic()
@@ -111,60 +122,7 @@ def test_a_flush_never_waits_for_another_writer_on_the_loop(tmp_path: Path) -> N
         return ticked
 
     assert asyncio.run(go()) < 1.0
-    assert len(requests_in(db, RequestFilter("k1", 0, 2**62), limit=100)) == 30
-
-
-def test_inline_writes_never_checkpoint_and_the_log_does_it_from_its_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An inline commit leaves its frames in the WAL, even past the connection's checkpoint
-    threshold: a second batch makes the WAL longer, where a checkpoint between them would have
-    restarted it from its first frame. The log's periodic checkpoint then runs in its worker
-    thread and copies every frame."""
-    monkeypatch.setattr(request_log, "CHECKPOINT_SECONDS", 0.0)
-    db = _sqlite(tmp_path)
-    wal = tmp_path / "log.db-wal"
-    key = ApiKey("k1", "one", created=0, revoked=None, chains=None, rate_per_minute=None)
-    db.query("PRAGMA wal_autocheckpoint=1")  # any commit past one page would checkpoint
-    db.query("PRAGMA wal_checkpoint(TRUNCATE)")  # an empty WAL file: it grows with each commit
-    done: list[tuple[str, tuple[int, int, int]]] = []
-    checkpoint = db.checkpoint
-
-    def watched() -> tuple[int, int, int]:
-        result = checkpoint()
-        done.append((threading.current_thread().name, result))
-        return result
-
-    async def go() -> list[int]:
-        log = RequestLog(db, interval=0.05)
-        sizes = []
-        for _ in range(2):
-            _record(log, 200, key)
-            assert log._write_here(log._pending)
-            log._pending = []
-            sizes.append(wal.stat().st_size)
-        monkeypatch.setattr(db, "checkpoint", watched)
-        _record(log, 1, key)  # starts the flush task: it flushes, then checkpoints
-        for _ in range(100):
-            await asyncio.sleep(0.05)
-            if done:
-                break
-        await log.close()
-        return sizes
-
-    first, second = asyncio.run(go())
-    assert second > first
-    assert done, "the log never checkpointed"
-    thread, (busy, frames, copied) = done[0]
-    assert thread != threading.main_thread().name
-    # Every frame of both inline batches was still in the WAL (a checkpoint between them, then
-    # the second batch's restart of the WAL, leaves fewer), and the log's checkpoint copied all.
-    assert frames >= (second - WAL_HEADER) // (PAGE_SIZE + FRAME_HEADER)
-    assert busy == 0 and copied == frames
-    assert len(requests_in(db, RequestFilter("k1", 0, 2**62), limit=1000)) == 401
-
-
-WAL_HEADER, FRAME_HEADER = 32, 24  # bytes, SQLite's WAL file format
+    assert len(requests_in(db, RequestFilter("k1", 0, 2**62), limit=100)) == 50
 
 
 def test_a_small_batch_waits_for_more_up_to_max_wait(db: Database) -> None:
@@ -225,4 +183,4 @@ def test_a_request_of_a_known_context_waits_without_its_headers(db: Database) ->
     assert len(rows) == 10
     assert [r.user_agent for r in rows[3:9]] == [f"agent-{i % 3}" for i in range(6)]
     assert rows[-1].user_agent == "another agent"
-    assert db.query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 4
+    assert usage_store(db).query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 4

@@ -6,14 +6,27 @@ PostgreSQL."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from snowfield.store import export_jobs, request_batches, usage_log
 from snowfield.store.database import Database
-from snowfield.store.ops_schema import REQUEST_LOG_TABLES_24, context_hash, has_table
+from snowfield.store.ops_schema import (
+    REQUEST_LOG_TABLES_24,
+    USAGE_TABLES,
+    context_hash,
+    has_table,
+    move_request_log,
+)
 from snowfield.store.schema import SCHEMA_VERSION, ddl_for
-from snowfield.store.usage_log import RequestContexts, RequestFilter, RequestRow, log_id
+from snowfield.store.usage_log import (
+    RequestContexts,
+    RequestFilter,
+    RequestRow,
+    log_id,
+    usage_store,
+)
 
 # api_requests as schemas 16 to 23 had it.
 _OLD_LOG = (
@@ -41,7 +54,7 @@ def test_an_older_store_gains_the_tables(db: Database) -> None:
         for table in (
             "export_chunks", "export_jobs", "api_request_batches", "api_request_contexts"
         ):  # fmt: skip
-            w.execute(f"DROP TABLE {table}")
+            w.execute(f"DROP TABLE IF EXISTS {table}")  # the log's: in the companion (SQLite)
         w.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
     db.migrate()
     assert db.meta("schema_version") == str(SCHEMA_VERSION)
@@ -63,8 +76,8 @@ def test_a_request_log_of_schema_23_keeps_its_rows_and_ids(db: Database) -> None
     (one not of the service's making gets a sequence number of its own); api_requests goes."""
     made = [_request(n, key_id=None if n % 4 == 0 else "k", seq=(7 << 32) + n) for n in range(40)]
     with db.transaction() as w:
-        w.execute("DROP TABLE api_request_batches")
-        w.execute("DROP TABLE api_request_contexts")
+        w.execute("DROP TABLE IF EXISTS api_request_batches")
+        w.execute("DROP TABLE IF EXISTS api_request_contexts")
         for ddl in _OLD_LOG:
             w.execute(ddl)
         w.executemany(f"INSERT INTO api_requests VALUES ({', '.join('?' * 16)})", made)
@@ -85,7 +98,7 @@ def test_a_request_log_of_schema_23_keeps_its_rows_and_ids(db: Database) -> None
     assert other.log_id == log_id(5_000, 2**63 - 1) and other.rpc_method == "eth_call"
     assert other.ip == "::1" and other.request_type == "rpc" and other.key_name == "name"
     # The 40 rows share 2 x 7 contexts (key name x user agent), the odd one a fifteenth.
-    assert db.query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 15
+    assert usage_store(db).query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 15
     with db.transaction() as w:
         assert not has_table(w, "api_requests") and not has_table(w, "api_request_log")
 
@@ -94,7 +107,7 @@ def _stored(db: Database) -> list[list[request_batches.Unpacked]]:
     """Every stored request, batch by batch in key order."""
     return [
         list(request_batches.unpack(int(second), int(seq), packed))
-        for second, seq, packed in db.query(
+        for second, seq, packed in usage_store(db).query(
             "SELECT second, seq, requests FROM api_request_batches ORDER BY key_id, second, seq"
         )
     ]
@@ -134,7 +147,9 @@ def test_a_request_log_of_schema_27_is_packed_with_its_ids(db: Database) -> None
     assert anonymous == [r for r in made if r.key_id is None]
     # Seconds 1 to 11 of key "k" (1,000 requests each, the last 50), the step's cut
     # splitting second 10 (key order: "" first, then "k"); 11 batches of the anonymous key.
-    batches = db.query("SELECT key_id, second FROM api_request_batches ORDER BY key_id, second")
+    batches = usage_store(db).query(
+        "SELECT key_id, second FROM api_request_batches ORDER BY key_id, second"
+    )
     assert [b[1] for b in batches if b[0] == ""] == list(range(1, 12))
     assert [b[1] for b in batches if b[0] == "k"] == [*range(1, 10), 10, 10, 11]
     with db.transaction() as w:
@@ -156,7 +171,7 @@ def test_readers_merge_the_batches_of_a_second(db: Database) -> None:
     random.Random(7).shuffle(written)
     for chunk in range(0, len(written), 40):
         usage_log.write_requests(db, written[chunk : chunk + 40], contexts)
-    assert len(db.query("SELECT 1 FROM api_request_batches")) > 64
+    assert len(usage_store(db).query("SELECT 1 FROM api_request_batches")) > 64
     oldest = sorted(rows, key=lambda r: (r.at_ms, r.log_id))
     every = RequestFilter("k", 0, 10**6)
     assert usage_log.requests_in(db, every, limit=2_000) == oldest
@@ -188,7 +203,7 @@ def test_a_write_is_packed_by_key_and_second(db: Database) -> None:
     contexts = RequestContexts()
     usage_log.write_requests(db, rows, contexts)
     usage_log.write_requests(db, [], contexts)
-    assert len(db.query("SELECT 1 FROM api_request_batches")) == 6
+    assert len(usage_store(db).query("SELECT 1 FROM api_request_batches")) == 6
     for key in ("j", "k"):
         stored = usage_log.requests_in(db, RequestFilter(key, 0, 10**6), limit=1_000)
         assert stored == [r for r in rows if r.key_id == key]
@@ -199,7 +214,7 @@ def test_contexts_that_share_a_hash_get_ids_of_their_own(db: Database) -> None:
     as written, and a second writer (another process's cache) finds the same ids."""
     a, b = _request(1), _request(2)._replace(user_agent="other agent")
     taken = context_hash(("name", "data", "GET", "/p/{n}", None, "127.0.0.1", "h", "ua1"))
-    with db.transaction() as w:  # another context squats on a's id
+    with usage_store(db).transaction() as w:  # another context squats on a's id
         w.execute(
             "INSERT INTO api_request_contexts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (taken, "name", "data", "GET", "/q", None, "127.0.0.1", "h", "ua"),
@@ -217,12 +232,57 @@ def test_a_failed_batch_forgets_the_contexts_it_resolved(db: Database) -> None:
     stores it again, so no row names a context the store lacks."""
     contexts = RequestContexts()
     row = _request(1)
-    with db.transaction() as w:  # the store refuses the batch, after the context went in
+    with usage_store(db).transaction() as w:  # the log refuses the batch, after the context
         w.execute("ALTER TABLE api_request_batches RENAME TO parked")
     with pytest.raises(Exception, match=r"(?i)api_request_batches"):
         usage_log.write_requests(db, [row], contexts)
-    assert db.query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 0
-    with db.transaction() as w:
+    assert usage_store(db).query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 0
+    with usage_store(db).transaction() as w:
         w.execute("ALTER TABLE parked RENAME TO api_request_batches")
     usage_log.write_requests(db, [row], contexts)
     assert usage_log.requests_in(db, RequestFilter("k", 0, 10**6), limit=10) == [row]
+
+
+def test_a_sqlite_request_log_of_schema_28_moves_to_its_companion_file(tmp_path: Path) -> None:
+    """Schema 29: a SQLite store's request log leaves the store for `<store>-usage` and reads
+    back the same, log ids included. A migration stopped after the companion's commit (the
+    store's transaction rolled back) moves the rows again at the next start, doubling none."""
+    db = Database(str(tmp_path / "s.db"))
+    db.migrate()
+    made = [_request(n, key_id=None if n % 9 == 0 else "k") for n in range(3_000)]
+    contexts = RequestContexts()
+    with db.transaction() as w:  # the store as schema 28 left it: the log inside
+        for ddl in USAGE_TABLES:
+            w.execute(ddl)
+        stored = []
+        for r in made:
+            context = usage_log.Context(r.key_name, r.request_type, r.method, r.route,
+                                        r.rpc_method, r.ip, r.host, r.user_agent)  # fmt: skip
+            cid = contexts.get(context)
+            if cid is None:
+                cid = contexts.resolve(w, context, context)
+            stored.append(("" if r.key_id is None else r.key_id, r.at_ms, int(r.log_id[12:], 16),
+                           cid, r.path, r.status, r.chain_id, r.latency_ms, r.credits))  # fmt: skip
+        usage_log.insert_requests(w, stored)
+        w.execute("UPDATE meta SET value = '28' WHERE key = 'schema_version'")
+    contexts.committed(True)
+    batches = db.query("SELECT COUNT(*) FROM api_request_batches")[0][0]
+    with pytest.raises(RuntimeError), db.transaction() as w:
+        move_request_log(w)
+        raise RuntimeError("stopped before the store's commit")
+    with db.transaction() as w:
+        assert has_table(w, "api_request_batches")  # still in the store, and copied
+    db.migrate()
+    assert db.meta("schema_version") == str(SCHEMA_VERSION)
+    with db.transaction() as w:
+        assert not has_table(w, "api_request_batches")
+        assert not has_table(w, "api_request_contexts")
+    assert (tmp_path / "s.db-usage").exists()
+    log = usage_store(db)
+    assert log.query("SELECT COUNT(*) FROM api_request_batches")[0][0] == batches
+    assert log.query("SELECT COUNT(*) FROM api_request_contexts")[0][0] == 2 * 7
+    every = RequestFilter("k", 0, 10**7)
+    assert usage_log.requests_in(db, every, limit=5_000) == [r for r in made if r.key_id]
+    anonymous = usage_log.requests_in(db, RequestFilter(None, 0, 10**7), limit=5_000)
+    assert anonymous == [r for r in made if r.key_id is None]
+    db.close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import secrets
 import sqlite3
 import threading
 import time
@@ -21,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from snowfield.errors import InvalidParams, Unavailable
-from snowfield.store.schema import AFTER_UPGRADES, SCHEMA_VERSION, TABLES, UPGRADES, ddl_for
+from snowfield.store.migration import Schema, Step
+from snowfield.store.schema import STORE, ddl_for
 
 Params = Sequence[Any]
 
@@ -68,13 +68,16 @@ def _to_pyformat(sql: str) -> str:
 class Database:
     """Connections per thread, transactions, and the schema; the only door to SQL."""
 
-    def __init__(self, url: str, *, query_timeout: float = 10.0) -> None:
+    def __init__(self, url: str, *, query_timeout: float = 10.0, schema: Schema = STORE) -> None:
+        self.url_text = url  # as given: a companion on PostgreSQL opens the same
         self.url = DatabaseUrl.parse(url)
         self.dialect = self.url.dialect
         self.query_timeout = query_timeout
+        self.schema = schema
         self._local = threading.local()
         self._all: list[Any] = []
         self._lock = threading.Lock()
+        self._companions: dict[str, Database] = {}
         if self.dialect == "sqlite" and self.url.target != ":memory:":
             Path(self.url.target).parent.mkdir(parents=True, exist_ok=True)
 
@@ -107,7 +110,7 @@ class Database:
         # NORMAL in WAL mode: a kill -9 loses nothing committed; only power loss can.
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA cache_size=-65536")
+        conn.execute(f"PRAGMA cache_size=-{self.schema.cache_kib}")
         # An existing store keeps its own page size until `_repage` rebuilds it.
         page_size = conn.execute("PRAGMA page_size").fetchone()[0]
         conn.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_BYTES // page_size}")
@@ -146,6 +149,31 @@ class Database:
             with contextlib.suppress(Exception):
                 conn.close()
 
+    def companion(self, schema: Schema) -> Database:
+        """The database beside this store that holds a companion schema's tables, migrated at
+        first use (the same object afterwards): on SQLite the file `<store>-<suffix>` (the
+        schema's `companion`), with its own pages, page cache, WAL and locks (an in-memory
+        store's is in memory too); on PostgreSQL the store's own schema, through connections
+        of its own."""
+        suffix = schema.companion
+        if suffix is None:
+            raise ValueError("not a companion schema")
+        with self._lock:
+            found = self._companions.get(suffix)
+        if found is not None:
+            return found
+        if self.dialect == "sqlite" and self.url.target != ":memory:":
+            url = f"{self.url.target}-{suffix}"
+        else:
+            url = self.url_text
+        made = Database(url, query_timeout=self.query_timeout, schema=schema)
+        made.migrate()
+        with self._lock:
+            found = self._companions.setdefault(suffix, made)
+        if found is not made:  # another thread made it first
+            made.close()
+        return found
+
     def session(self) -> Any:
         """A connection of its own, outside the per-thread ones, for state that lives as long
         as a session does (advisory locks); the caller closes it."""
@@ -154,6 +182,9 @@ class Database:
     def close(self) -> None:
         with self._lock:
             conns, self._all = self._all, []
+            companions = list(self._companions.values())
+        for companion in companions:
+            companion.close()
         for conn in conns:
             with contextlib.suppress(Exception):
                 conn.close()
@@ -250,7 +281,9 @@ class Database:
     # -- schema ------------------------------------------------------------------------------
 
     def migrate(self) -> None:
-        """Creates missing tables and the page-token secret; safe to run at every start."""
+        """Creates missing tables and brings older ones to this schema's version (with the
+        store's, the page-token secret); safe to run at every start."""
+        schema = self.schema
         with self.transaction() as w:
             if self.dialect == "postgresql":
                 # One migrator per store at a time: `index` and `serve` started together both
@@ -260,24 +293,21 @@ class Database:
                     "SELECT pg_advisory_xact_lock(?)",
                     (advisory_key(f"snowfield-migrate:{self.url.schema or ''}"),),
                 )
-            for ddl in TABLES:
+            for ddl in schema.tables:
                 w.execute(ddl_for(self.dialect, ddl))
             w.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-                ("schema_version", str(SCHEMA_VERSION)),
+                (schema.version_key, str(schema.version)),
             )
-            stored = int(w.query("SELECT value FROM meta WHERE key = 'schema_version'")[0][0])
-            repage = self.dialect == "sqlite" and stored < SCHEMA_VERSION
-            for version in range(stored + 1, SCHEMA_VERSION + 1):
-                upgrade(w, version)
-            for ddl in AFTER_UPGRADES:
-                w.execute(ddl_for(self.dialect, ddl))
-            w.execute(
-                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+            stored = int(
+                w.query("SELECT value FROM meta WHERE key = ?", (schema.version_key,))[0][0]
             )
+            repage = self.dialect == "sqlite" and stored < schema.version
+            for version in range(stored + 1, schema.version + 1):
+                run_steps(w, schema.upgrades.get(version, ()))
+            run_steps(w, schema.after)
             w.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-                ("page_token_secret", secrets.token_hex(32)),
+                "UPDATE meta SET value = ? WHERE key = ?", (str(schema.version), schema.version_key)
             )
         if repage:
             self._repage()
@@ -337,7 +367,12 @@ def advisory_key(name: str) -> int:
 
 def upgrade(w: Writer, version: int) -> None:
     """The steps that bring a store of `version - 1` to `version`, in the open transaction."""
-    for step in UPGRADES.get(version, ()):
+    run_steps(w, STORE.upgrades.get(version, ()))
+
+
+def run_steps(w: Writer, steps: Iterable[Step]) -> None:
+    """Migration steps (SQL, or functions of the transaction) in `w`'s transaction."""
+    for step in steps:
         if callable(step):
             step(w)
         else:
@@ -354,6 +389,10 @@ class Writer:
     @property
     def dialect(self) -> str:
         return self._db.dialect
+
+    @property
+    def database(self) -> Database:
+        return self._db
 
     @property
     def schema(self) -> str | None:

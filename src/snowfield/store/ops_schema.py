@@ -1,6 +1,19 @@
 """Tables of the data service's own operations: transaction export jobs and their files,
 and the log of the requests it answered. Neither holds rows derived from blocks, so an unwind
-leaves them alone: an export is a file of what the index held when it ran."""
+leaves them alone: an export is a file of what the index held when it ran.
+
+On SQLite the request log lives in the store's companion file, `<store>-usage` (its own
+pages, page cache, WAL and locks: `USAGE`, `usage_log.usage_store`), not in the store. In the
+store, the log's written pages filled the service connection's page cache beside the pages
+operation 5 reads, and the service slowed as they did: its rate with the log, against the same
+service without it (bench/api.py part 3, side by side), fell over its first minute or two of
+load from ~94-95% to ~89-91% while its memory grew ~0.5 MB/s; a restarted server was back at
+95-97% on the same store; a 1 GB cache fell the same, a 4 MB one hardly. In a file of its own
+(40 rounds side by side: 96.4% then 96.1%, flat; docs/data-api/operations.md, "Usage") the log
+has a cache of its own (USAGE.cache_kib), and its commits, from any connection, leave the
+store's readers' caches alone; an indexer's transactions never take its locks. PostgreSQL
+keeps the log's tables in the store's schema (its buffers are the server's): the companion
+there is the same database."""
 
 from __future__ import annotations
 
@@ -9,6 +22,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
+
+from snowfield.store.migration import Schema
+from snowfield.store.sql import in_list
+
+# Key/value facts of a database of ours: its schema's version, the page-token signing secret.
+META = """CREATE TABLE IF NOT EXISTS meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL)"""
 
 EXPORT_TABLES: tuple[str, ...] = (
     # One row per export job. `request` is the request body as accepted (JSON); `key_id` the
@@ -65,6 +86,49 @@ API_REQUEST_CONTEXTS = """CREATE TABLE IF NOT EXISTS api_request_contexts (
         host TEXT NOT NULL,
         user_agent TEXT NOT NULL)"""
 USAGE_TABLES: tuple[str, ...] = (API_REQUEST_BATCHES, API_REQUEST_CONTEXTS)
+
+# The request log's companion file. Its connections' page cache: what a flush writes (the
+# last pages of api_request_batches and their parents) and the contexts; the readers of a
+# key's log read its batches once each.
+USAGE = Schema(
+    "usage_schema_version", 1, (META, *USAGE_TABLES), {}, cache_kib=2_048, companion="usage"
+)
+
+
+def move_request_log(w: Any) -> None:
+    """Schema 29, SQLite: the request log's rows into the store's companion file, then its
+    tables leave the store (PostgreSQL: nothing to do). The companion commits first: a
+    migration stopped before the store's commit copies them again at its next start, over
+    what is there (ON CONFLICT DO NOTHING), and loses nothing."""
+    if w.dialect != "sqlite" or not has_table(w, "api_request_batches"):
+        return
+    usage = w.database.companion(USAGE)
+    with usage.transaction() as u:
+        # Each table in key order, from before its first key ('' is the least key_id; ids,
+        # seconds and sequence numbers are >= 0), 5,000 rows a step.
+        for table, columns, key, first in (
+            ("api_request_contexts", f"id, {CONTEXT_COLUMNS}", "id", (-1,)),
+            ("api_request_batches", "key_id, second, seq, requests", "key_id, second, seq",
+             ("", -1, -1)),
+        ):  # fmt: skip
+            after: tuple[Any, ...] = first
+            while True:
+                rows = w.query(
+                    f"SELECT {columns} FROM {table} WHERE ({key}) > {in_list(first)}"
+                    f" ORDER BY {key} LIMIT 5000",
+                    after,
+                )
+                if not rows:
+                    break
+                u.executemany(
+                    f"INSERT INTO {table} ({columns})"
+                    f" VALUES {in_list(rows[0])} ON CONFLICT DO NOTHING",
+                    rows,
+                )
+                after = tuple(rows[-1][: len(first)])
+    for table in ("api_request_batches", "api_request_contexts"):
+        w.execute(f"DROP TABLE {table}")
+
 
 # Schemas 24-27 kept one row per request (upgrade 24 copies into it, 28 packs it): `at_ms`
 # when it arrived (Unix ms); `path` as requested (no query); `chain_id` its chainId path

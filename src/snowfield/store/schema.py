@@ -10,6 +10,7 @@ tables are in evm_schema.py, the primary network's in primary_schema.py.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -25,11 +26,14 @@ from snowfield.store.evm_schema import (
     fill_native_documents,
     reread_evm_chains,
 )
+from snowfield.store.migration import Schema
 from snowfield.store.ops_schema import (
     EXPORT_TABLES,
+    META,
     REQUEST_LOG_TABLES_24,
     USAGE_TABLES,
     copy_request_log,
+    move_request_log,
 )
 from snowfield.store.p_genesis_schema import P_GENESIS_OWNERS, P_GENESIS_TABLES, fill_owners
 from snowfield.store.p_holdings_schema import P_BALANCE_ROWS, P_HOLDINGS
@@ -53,7 +57,7 @@ from snowfield.store.webhook_schema import WEBHOOK_TABLES
 from snowfield.store.webhook_validator_schema import VALIDATOR_WEBHOOK_TABLES
 from snowfield.store.x_schema import X_TABLES
 
-SCHEMA_VERSION = 28
+SCHEMA_VERSION = 29
 
 # Indexed chains and their operator configuration (operation 3), keyed by blockchain id.
 # `chain_id` is the EVM chain id of an EVM chain (NULL for other VMs), unique. A chain whose
@@ -192,10 +196,7 @@ BACKFILL_RANGES = """CREATE TABLE IF NOT EXISTS backfill_ranges (
     PRIMARY KEY (chain_id, start_block))"""
 
 TABLES: tuple[str, ...] = (
-    # Key/value facts of the store itself: schema version, the page-token signing secret.
-    """CREATE TABLE IF NOT EXISTS meta (
-        key TEXT PRIMARY KEY,
-        value TEXT NOT NULL)""",
+    META,
     _CHAINS,
     _CHAINS_BY_EVM_ID,
     # The last block whose rows are all written, per chain; moves in the same transaction.
@@ -329,7 +330,6 @@ TABLES: tuple[str, ...] = (
     *NETWORK_INDEXES,
     BACKFILL_RANGES,
     *EXPORT_TABLES,
-    *USAGE_TABLES,
     *X_TABLES,
     *C_ATOMIC_TABLES,
     *P_GENESIS_TABLES,
@@ -475,7 +475,23 @@ UPGRADES: dict[int, tuple[str | Callable[[Any], None], ...]] = {
     27: (fill_native_documents,),
     # The request log packed: one row per API key, second and flush (store/request_batches.py).
     28: (*USAGE_TABLES, pack_request_log),
+    # SQLite: the request log moves to the store's companion file (store/ops_schema.py says
+    # why); PostgreSQL keeps its tables where they are.
+    29: (move_request_log,),
 }
 
 # Statements run after the upgrades (indexes over columns an upgrade adds to older tables).
 AFTER_UPGRADES: tuple[str, ...] = EVM_INDEXES
+
+
+def keep_page_token_secret(w: Any) -> None:
+    """The secret that signs page tokens, made once per store."""
+    w.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+        ("page_token_secret", secrets.token_hex(32)),
+    )
+
+
+STORE = Schema(
+    "schema_version", SCHEMA_VERSION, TABLES, UPGRADES, (*AFTER_UPGRADES, keep_page_token_secret)
+)

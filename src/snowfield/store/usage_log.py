@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from snowfield.store import request_batches
 from snowfield.store.database import Database, Writer
-from snowfield.store.ops_schema import CONTEXT_COLUMNS, store_context
+from snowfield.store.ops_schema import CONTEXT_COLUMNS, USAGE, store_context
 from snowfield.store.pagination import Key, Page, page_of
 from snowfield.store.request_batches import Unpacked
 from snowfield.store.sql import in_list, keyset
@@ -136,18 +136,25 @@ class RequestContexts:
             self._ids.update(new)
 
 
+def usage_store(db: Database) -> Database:
+    """The database that holds the request log of the store `db`: on SQLite its companion
+    file (store/ops_schema.py says why), on PostgreSQL the store's own schema."""
+    return db.companion(USAGE)
+
+
 def insert_requests(w: Writer, rows: Sequence[Sequence[Any]]) -> None:
     """Rows in StoredRequest's order (plain tuples will do), packed, in the open
-    transaction."""
+    transaction (of the log's database: `usage_store`)."""
     request_batches.insert(w, request_batches.pack(rows))
 
 
 def write_requests(db: Database, rows: Sequence[RequestRow], contexts: RequestContexts) -> None:
-    """Requests as read back (their log ids made by `log_id`), in one transaction: for
-    copies and tests; the request log writes StoredRequest rows (insert_requests)."""
+    """Requests as read back (their log ids made by `log_id`), into the log of the store
+    `db`, in one transaction: for copies and tests; the request log writes StoredRequest rows
+    (insert_requests)."""
     ok = False
     try:
-        _write_rows(db, rows, contexts)
+        _write_rows(usage_store(db), rows, contexts)
         ok = True
     finally:
         contexts.committed(ok)
@@ -257,12 +264,14 @@ def _contexts(db: Database, ids: set[int], known: dict[int, Context]) -> None:
 def _read(
     db: Database, where: RequestFilter, first: int, past: int, *, descending: bool
 ) -> Iterator[list[RequestRow]]:
-    """The requests `where` sees in seconds [first, past), a second at a time."""
+    """The requests `where` sees in seconds [first, past), a second at a time, from the log
+    of the store `db`."""
     key_id = ANONYMOUS if where.key_id is None else where.key_id
     known: dict[int, Context] = {}
-    for second in _seconds(db, key_id, first, past, descending=descending):
+    log = usage_store(db)
+    for second in _seconds(log, key_id, first, past, descending=descending):
         kept = [r for r in second if where.keeps(r)]
-        _contexts(db, {r[2] for r in kept}, known)
+        _contexts(log, {r[2] for r in kept}, known)
         yield [
             _row(key_id, r, c)
             for r in kept
@@ -302,3 +311,11 @@ def requests_in(db: Database, where: RequestFilter, *, limit: int) -> list[Reque
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+def clear(db: Database) -> None:
+    """Forgets every request logged for the store `db` (for benches: a cached store keeps no
+    log of their own load)."""
+    with usage_store(db).transaction() as w:
+        w.execute("DELETE FROM api_request_batches")
+        w.execute("DELETE FROM api_request_contexts")

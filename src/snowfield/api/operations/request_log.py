@@ -1,31 +1,30 @@
 """The request log behind the usage operations: the router hands every answered request to
 `RequestLog.record` (a tuple appended to a list, its context id looked up in a dict), and a
 background task packs what gathered into one stored batch per key and second
-(store/request_batches.py) and writes them in one transaction: when `batch_rows` requests
-wait, or the oldest has waited `max_wait` seconds (looked at every `interval`). On SQLite on
-the event loop's own thread and connection when the write lock is free (`_write_here`), else
-(PostgreSQL, a big batch, a busy store) in a worker thread.
+(store/request_batches.py) and writes them in one transaction, in a worker thread: when
+`batch_rows` requests wait, or the oldest has waited `max_wait` seconds (looked at every
+`interval`). On SQLite the log is a file of its own beside the store (`usage_store`,
+store/ops_schema.py says why): its commits leave the page cache the service reads the store
+through alone, whichever thread makes them, and an indexer's transaction never holds it up.
 
-Why inline on SQLite (bench/api.py part 3, 2M store, quiet machine): written from the worker
-thread's connection, each commit made the service's connection drop its whole page cache at its
-next read (WAL mode), every tenth of a second: the spread load served 76% of its unlogged rate
-(one URL 83%). Written inline, the spread served 102.5% (median of three rounds' ratios) and one
-URL 87% (six rounds): what was left there was the batch's own writing, on the loop's thread.
-
-What a request costs, measured side by side (the logged and the unlogged server on one CPU at
-once, one wrk each, each on its own copy of the 2M store: the ratio of their requests/s; one
-URL; docs/data-api/operations.md, "Usage"), schema 27's code against what is here, in one run
-of ten rounds: 90.4% against 92.9% (better in every round). Steps, each measured so:
-- packed batches, the flush's pass plain arithmetic (2.5 -> 0.9 us a request in process);
-- a flush only once 512 requests wait (up to 1 s): a flush's transaction and commit cost
-  ~0.1-0.2 ms besides its rows, and at 0.1 s one carried ~200-350 requests there;
-- the context id looked up in `record`, the path and chain reference shared with earlier
-  requests (`_shared`): a waiting request holds no header, path or reference of its own, so
-  the server's next request reuses this one's memory (ten paired rounds: +1.1 points).
-Left: the logged server's ratio falls over its first minute or two of load (from ~94-95% to
-~89-91%) as SQLite's page cache takes the log's written pages (its memory grows ~0.5 MB/s): a
-restarted server is back at 95-97% on the same store; a 1 GB cache falls the same, a 4 MB one
-hardly (docs/data-api/operations.md, "Usage").
+What a request costs, measured side by side (servers on one CPU at once, one wrk each, each
+on its own copy of the 2M store: the ratio of their requests/s to the unlogged one's; one
+URL; docs/data-api/operations.md, "Usage"). Forty rounds of 8 s in one run, medians over the
+first and second halves:
+- the log in the store, written on the event loop's connection (schema 28): 94.3%, then
+  91.0%, falling as the log's pages filled that connection's cache;
+- in its own file, written on the event loop's thread: 95.3%, 95.2%;
+- in its own file, written in the worker thread (here): 96.4%, 96.1%, ahead of the loop's
+  thread in 39 rounds of 40.
+(Before the log had a file: written from the worker thread into the store, each commit made
+the service's connection drop its whole page cache at its next read, WAL mode: spread load
+served 76% of its unlogged rate, which writing on the loop's own connection had mended.)
+Steps before that, each measured so: packed batches, the flush's pass plain arithmetic
+(2.5 -> 0.9 us a request in process); a flush only once 512 requests wait (up to 1 s): a
+flush's transaction and commit cost ~0.1-0.2 ms besides its rows; the context id looked up in
+`record`, the path and chain reference shared with earlier requests (`_shared`): a waiting
+request holds no header, path or reference of its own, so the server's next request reuses
+this one's memory (ten paired rounds: +1.1 points).
 
 Every tenth of a second or 512 requests, not every second: a batch keeps its requests' tuples
 alive until written, and a second's worth made the event loop's thread slower on every request
@@ -50,7 +49,7 @@ from starlette.types import Scope
 from snowfield.store import chain_queries, request_batches
 from snowfield.store.database import Database, Writer
 from snowfield.store.keys import ApiKey
-from snowfield.store.usage_log import ANONYMOUS, Context, RequestContexts
+from snowfield.store.usage_log import ANONYMOUS, Context, RequestContexts, usage_store
 
 log = logging.getLogger("snowfield.api.usage")
 
@@ -58,12 +57,6 @@ _HOST = b"host"
 _AGENT = b"user-agent"
 _SERIAL_MASK = 2**32 - 1
 SEEN_CAPACITY = 4096  # what-requests-kept -> context id entries (they are what clients send)
-# The most requests a flush writes on the event loop's thread (`_write_here`): at about 1 us
-# a request in process (more when caches are cold), a few ms of the loop. A larger batch (a
-# burst, or what waited while the store was busy) goes to the worker thread.
-INLINE_ROWS = 4096
-# How often the WAL those inline writes leave is checkpointed (from the worker thread).
-CHECKPOINT_SECONDS = 5.0
 
 
 class RequestLog:
@@ -77,6 +70,7 @@ class RequestLog:
         max_pending: int = 200_000,
     ) -> None:
         self.db = db
+        self.usage = usage_store(db)  # where the log is written (SQLite: a file of its own)
         self.interval = interval
         self.batch_rows = batch_rows
         self.max_wait = max_wait
@@ -96,7 +90,6 @@ class RequestLog:
         # its flush. `record` takes only ids whose context is committed.
         self._seen = RequestContexts(SEEN_CAPACITY)
         self._strings: dict[str, str] = {}  # see _shared
-        self._inline = False  # written on the loop's thread since the last checkpoint
 
     def record(
         self,
@@ -156,7 +149,7 @@ class RequestLog:
         return found
 
     async def _flush_forever(self) -> None:
-        checked = flushed = time.monotonic()
+        flushed = time.monotonic()
         while True:
             await asyncio.sleep(self.interval)
             now = time.monotonic()
@@ -165,20 +158,6 @@ class RequestLog:
             if len(self._pending) >= self.batch_rows or now - flushed >= self.max_wait:
                 flushed = now
                 await self.flush()
-            if self._inline and time.monotonic() - checked >= CHECKPOINT_SECONDS:
-                checked = time.monotonic()
-                await self._checkpoint()
-
-    async def _checkpoint(self) -> None:
-        """The WAL's frames into the database file, in the worker thread (the inline writes'
-        commits do not checkpoint: Database.write_now); a checkpoint changes no content, so
-        the service's connection keeps its page cache."""
-        self._inline = False
-        try:
-            await asyncio.to_thread(self.db.checkpoint)
-        except Exception:
-            self._inline = True  # tried again at the next period
-            log.exception("request log: checkpoint failed")
 
     async def flush(self) -> None:
         """Writes what is pending now (on failure it stays pending for the next flush)."""
@@ -186,30 +165,16 @@ class RequestLog:
         if not batch:
             return
         try:
-            if not self._write_here(batch):
-                await asyncio.to_thread(self._write, batch)
+            await asyncio.to_thread(self._write, batch)
         except Exception:
             log.exception("request log: %d requests wait for the store", len(batch))
             self._pending[:0] = batch[-self.max_pending :]
 
-    def _write_here(self, batch: list[tuple[Any, ...]]) -> bool:
-        """On SQLite, a batch of at most INLINE_ROWS is written on the event loop's thread,
-        through the connection the service reads with, when the write lock is free: written
-        from another connection (the worker thread's), each commit made the service's
-        connection drop its page cache (WAL mode), and the requests after it read their pages
-        again. False: not written here (PostgreSQL, a larger batch, or the lock is taken, say
-        by an indexer's batch: the worker thread then waits for it)."""
-        if self.db.dialect != "sqlite" or len(batch) > INLINE_ROWS:
-            return False
-        written = self._committing(lambda: self.db.write_now(lambda w: self._insert(w, batch)))
-        self._inline = self._inline or written
-        return written
-
     def _write(self, batch: list[tuple[Any, ...]]) -> None:
-        """Rows of a batch into the store, in a transaction of this thread's connection."""
+        """Rows of a batch into the log, in a transaction of this thread's connection."""
 
         def write() -> bool:
-            with self.db.transaction() as w:
+            with self.usage.transaction() as w:
                 self._insert(w, batch)
             return True
 
