@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from snowfield.store import export_jobs, request_batches, usage_log
-from snowfield.store.database import Database
+from snowfield.store.database import Database, Writer
 from snowfield.store.ops_schema import (
     REQUEST_LOG_TABLES_24,
     USAGE_TABLES,
@@ -113,6 +114,23 @@ def _stored(db: Database) -> list[list[request_batches.Unpacked]]:
     ]
 
 
+def _stored_rows(
+    w: Writer, made: list[RequestRow], contexts: RequestContexts
+) -> list[tuple[Any, ...]]:
+    """`made` as stored rows (StoredRequest's order), their contexts stored in `w`'s
+    transaction: a log as an older schema's writer left it."""
+    stored: list[tuple[Any, ...]] = []
+    for r in made:
+        context = usage_log.Context(r.key_name, r.request_type, r.method, r.route,
+                                    r.rpc_method, r.ip, r.host, r.user_agent)  # fmt: skip
+        cid = contexts.get(context)
+        if cid is None:
+            cid = contexts.resolve(w, context, context)
+        stored.append(("" if r.key_id is None else r.key_id, r.at_ms, int(r.log_id[12:], 16),
+                       cid, r.path, r.status, r.chain_id, r.latency_ms, r.credits))  # fmt: skip
+    return stored
+
+
 def test_a_request_log_of_schema_27_is_packed_with_its_ids(db: Database) -> None:
     """Rows of api_request_log (schemas 24-27) read back the same after the upgrade, in one
     batch per key and second (the upgrade's steps of 10,000 rows split one second in two);
@@ -120,18 +138,10 @@ def test_a_request_log_of_schema_27_is_packed_with_its_ids(db: Database) -> None
     contexts = RequestContexts()
     made = [_request(n, key_id=None if n % 1000 == 7 else "k", seq=(5 << 32) + n)
             for n in range(10_050)]  # fmt: skip
-    stored = []
     with db.transaction() as w:
         for ddl in REQUEST_LOG_TABLES_24:
             w.execute(ddl_for(db.dialect, ddl))
-        for r in made:
-            context = usage_log.Context(r.key_name, r.request_type, r.method, r.route,
-                                        r.rpc_method, r.ip, r.host, r.user_agent)  # fmt: skip
-            cid = contexts.get(context)
-            if cid is None:
-                cid = contexts.resolve(w, context, context)
-            stored.append(("" if r.key_id is None else r.key_id, r.at_ms, int(r.log_id[12:], 16),
-                           cid, r.path, r.status, r.chain_id, r.latency_ms, r.credits))  # fmt: skip
+        stored = _stored_rows(w, made, contexts)
         w.executemany(
             "INSERT INTO api_request_log (key_id, at_ms, seq, context, path, status, chain_id,"
             " latency_ms, credits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -254,16 +264,7 @@ def test_a_sqlite_request_log_of_schema_28_moves_to_its_companion_file(tmp_path:
     with db.transaction() as w:  # the store as schema 28 left it: the log inside
         for ddl in USAGE_TABLES:
             w.execute(ddl)
-        stored = []
-        for r in made:
-            context = usage_log.Context(r.key_name, r.request_type, r.method, r.route,
-                                        r.rpc_method, r.ip, r.host, r.user_agent)  # fmt: skip
-            cid = contexts.get(context)
-            if cid is None:
-                cid = contexts.resolve(w, context, context)
-            stored.append(("" if r.key_id is None else r.key_id, r.at_ms, int(r.log_id[12:], 16),
-                           cid, r.path, r.status, r.chain_id, r.latency_ms, r.credits))  # fmt: skip
-        usage_log.insert_requests(w, stored)
+        usage_log.insert_requests(w, _stored_rows(w, made, contexts))
         w.execute("UPDATE meta SET value = '28' WHERE key = 'schema_version'")
     contexts.committed(True)
     batches = db.query("SELECT COUNT(*) FROM api_request_batches")[0][0]
