@@ -870,9 +870,10 @@ def run(
             # side by side, one that has served the spread serves one URL ~9% slower than a
             # new one, log or no log (two unlogged servers, one after 65 s of spread load:
             # 91.0% over eight rounds; its larger memory shares the core's caches with the
-            # other), which the logged server of parts 1 and 3 would have charged to the log. The unlogged one reads a copy made before any server started:
-            # nothing the logged server does reaches it (until schema 29, the log's commits
-            # to a shared file dropped its page cache, SQLite's WAL mode, flattering the log).
+            # other), which the logged server of parts 1 and 3 would have charged to the log.
+            # The unlogged one reads a copy made before any server started: nothing the
+            # logged server does reaches it (until schema 29, the log's commits to a shared
+            # file dropped its page cache, SQLite's WAL mode, flattering the log).
             assert side_copy is not None
             logged_new = stack.enter_context(server("data", paths[large], op5_path(), cpus))
             apart = stack.enter_context(server("data-unlogged", side_copy, op5_path(), cpus))
