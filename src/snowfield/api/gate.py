@@ -30,10 +30,11 @@ class RatePolicy:
         return key.rate_per_minute if key.rate_per_minute is not None else self.keyed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Admission:
     """The gate's verdict: the caller's key, the rate-limit headers for the answer, and the
-    refusal to answer with instead of the route, if any."""
+    refusal to answer with instead of the route, if any. One a request: not frozen (see
+    ratelimit.Decision)."""
 
     key: ApiKey | None
     headers: list[tuple[bytes, bytes]]

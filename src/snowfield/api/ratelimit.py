@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -16,9 +17,11 @@ from snowfield.errors import Unavailable
 Clock = Callable[[], float]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Decision:
-    """The outcome of one charge: allowed or not, and what the caller has left."""
+    """The outcome of one charge: allowed or not, and what the caller has left. One is made
+    for every request: not frozen, whose __init__ sets each field through object.__setattr__
+    (0.59 against 0.25 us here)."""
 
     allowed: bool
     limit: int
@@ -33,14 +36,20 @@ class Decision:
         """The rate-limit headers as ASGI sends them: every response carries the policy, the
         limit and what remains (IETF draft, as the real service sends them); a refusal (429)
         adds when the window resets (the error adds `retry-after` with the same seconds)."""
-        out = [
-            (b"ratelimit-policy", b"%d;w=%d" % (self.limit, self.window)),
-            (b"ratelimit-limit", b"%d" % self.limit),
-            (b"ratelimit-remaining", b"%d" % self.remaining),
-        ]
+        out = [*_fixed_headers(self.limit, self.window)]
+        out.append((b"ratelimit-remaining", b"%d" % self.remaining))
         if not self.allowed:
             out.append((b"ratelimit-reset", b"%d" % max(1, math.ceil(self.reset))))
         return out
+
+
+@functools.lru_cache(maxsize=256)
+def _fixed_headers(limit: int, window: int) -> tuple[tuple[bytes, bytes], ...]:
+    """The headers that change only with the caller's policy (its limit and window)."""
+    return (
+        (b"ratelimit-policy", b"%d;w=%d" % (limit, window)),
+        (b"ratelimit-limit", b"%d" % limit),
+    )
 
 
 class Limiter(Protocol):
