@@ -81,7 +81,8 @@ class PageTokens:
         self._read: dict[tuple[bytes, str], Key] = {}
 
     @staticmethod
-    def _canonical(scope: Scope) -> bytes:
+    def canonical(scope: Scope) -> bytes:
+        """The bytes a scope is signed as: the same for every spelling of the same scope."""
         plain = scope if isinstance(scope, dict) else dict(scope)
         return orjson.dumps(plain, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
 
@@ -98,8 +99,12 @@ class PageTokens:
         return bytes(outer.digest()[:_MAC_BYTES])
 
     def encode(self, scope: Scope, key: Key) -> str:
+        return self.encode_in(self.canonical(scope), key)
+
+    def encode_in(self, canonical: bytes, key: Key) -> str:
+        """`encode` for a scope already made `canonical` (a caller that keeps it)."""
         body = orjson.dumps([TOKEN_VERSION, *key])
-        seen = (self._canonical(scope), body)
+        seen = (canonical, body)
         token = self._made.get(seen)
         if token is None:
             token = f"{_b64(body)}.{_b64(self._mac(seen[0], body))}"
@@ -108,7 +113,11 @@ class PageTokens:
 
     def decode(self, token: str, scope: Scope) -> Key:
         """The keyset position inside `token`; InvalidParams naming `pageToken` otherwise."""
-        seen = (self._canonical(scope), token)
+        return self.decode_in(self.canonical(scope), token)
+
+    def decode_in(self, canonical: bytes, token: str) -> Key:
+        """`decode` for a scope already made `canonical`."""
+        seen = (canonical, token)
         key = self._read.get(seen)
         if key is None:
             key = self._check(token, seen[0])
