@@ -28,10 +28,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import orjson
+
 import api as op5
+from snowfield.store import documents
 from snowfield.store.database import Database
-from snowfield.store.history_pages import _EMPTY_REST, _ITEM, _JOIN
 from snowfield.store.schema import SCHEMA_VERSION
+
+# The item as SQL concatenated it (schemas 19-29; store/history_pages.py now joins the two
+# documents' bytes itself): prefix, the transaction's document, then the sub-lists' members.
+# `{native}`: where the document is read from (the copy beside the row, or the join).
+_EMPTY_REST = orjson.dumps(documents.sublists((), (), {}, {}))[1:].decode()
+_ITEM = (
+    "'{{\"nativeTransaction\":' || {native} || ',' ||"
+    " CASE WHEN a.document = '' THEN ? ELSE substr(a.document, 2) END"
+)
+# The join the copies replaced.
+_JOIN = (
+    " JOIN transactions t ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
+    " AND t.tx_index = a.tx_index"
+)
 
 _WHERE = (
     " WHERE a.chain_id = ? AND a.address = ?{ks}"

@@ -1,11 +1,11 @@
-"""Operation 5's page as JSON bytes, assembled by the store: one query whose every row is a
-finished item, `{"nativeTransaction":…,` + the address's sub-lists, concatenated by SQL from
-the read model's stored documents (store/read_model.py). Python then only joins the rows: no
-document is decoded, parsed or re-serialized on the request path; on SQLite the item is read
-as a BLOB (bytes, with no UTF-8 decode into a str and encode back).
+"""Operation 5's page as JSON bytes from the read model's stored documents
+(store/read_model.py): one query reads each entry's `nativeTransaction` and its sub-lists, and
+the body is their bytes joined, `{"nativeTransaction":…,` + the sub-lists' members per item.
+No document is decoded, parsed or re-serialized on the request path; on SQLite both are read
+as BLOBs (bytes, with no UTF-8 decode into a str and encode back).
 
-A row whose documents are missing (NULL: see read_model.py) yields a NULL item (`||` with NULL
-is NULL on SQLite and PostgreSQL); the caller then renders that page from the rows.
+A row whose documents are missing (NULL: see read_model.py) makes the page None; the caller
+then renders that page from the rows.
 
 The layout (schema 19 on SQLite, 27 on PostgreSQL; issue 34). Each address_txs row carries a
 copy of its transaction's `nativeTransaction` (`native_document`), so a page is one range read
@@ -27,9 +27,14 @@ address rows, on a loaded 2-core machine):
 - contiguous copy on 16 KiB pages (chosen; store/database.py): address_txs 266 MB, 14% unused;
   the store 447 MB built fresh (1.55x of the schema-11 store). An upgraded store is rewritten
   once into 16 KiB pages (VACUUM), which also returns the pages the upgrade freed.
-- building the body in Python from the two documents (the item's bytes joined per row, as
-  `documents.entry` did): the concatenation moved into SQL's C code and the decode/encode of
-  each document disappeared (30,000 calls, 0.54 s of 6.2 s profiled for 3,000 requests).
+- building the body in Python from the two documents parsed and re-serialized (as
+  `documents.entry` did): 30,000 calls, 0.54 s of 6.2 s profiled for 3,000 requests.
+- each item concatenated by SQL (`'{"nativeTransaction":' || native_document || ',' || …`,
+  schemas 19-29; bench/history_layout.py still reads it so): in a hot loop it cost about as
+  much as joining the two documents' bytes here (15.3 against 14.0 us a page of 10 at 2M),
+  but in the running service SQLite's string building (its allocator, behind its mutexes)
+  cost more: operation 5, one URL, bench/api.py's 2M store, served alone on one core with
+  wrk, three alternating rounds: 11,960 req/s concatenated by SQL, 13,180 joined here.
 The figures of the whole service are in docs/data-api.md ("How operation 5 is served")."""
 
 from __future__ import annotations
@@ -43,19 +48,10 @@ from snowfield.store.database import Database
 from snowfield.store.pagination import Key, Page, page_of
 from snowfield.store.sql import between, keyset, order
 
-# An address's sub-lists when all are empty (stored as ""), without its opening brace.
-_EMPTY_REST = orjson.dumps(documents.sublists((), (), {}, {}))[1:].decode()
-# The item: prefix, the transaction's document, then the sub-lists' members. `{native}`: where
-# the document is read from (the copy beside the row; bench/history_layout.py reads the join).
-_ITEM = (
-    "'{{\"nativeTransaction\":' || {native} || ',' ||"
-    " CASE WHEN a.document = '' THEN ? ELSE substr(a.document, 2) END"
-)
-# The join the copies replaced (measured against them by bench/history_layout.py).
-_JOIN = (
-    " JOIN transactions t ON t.chain_id = a.chain_id AND t.block_number = a.block_number"
-    " AND t.tx_index = a.tx_index"
-)
+# An item's start, and an address's sub-lists when all are empty (stored as "") after the
+# comma that follows the nativeTransaction.
+_PREFIX = b'{"nativeTransaction":'
+_EMPTY_REST = b"," + orjson.dumps(documents.sublists((), (), {}, {}))[1:]
 
 
 def address_items(
@@ -69,35 +65,62 @@ def address_items(
     after: Key | None,
     limit: int,
     native: bool = False,
-) -> Page[tuple[int, int, bytes | None]]:
-    """The page `evm_queries.address_transactions` would give, as (block, tx index, item
-    JSON bytes or None where a document is missing). `native`: listNative's page instead
-    (`evm_queries.address_native_transactions`), each item the nativeTransaction alone."""
+) -> Page[tuple[int, int, bytes | None, bytes | None]]:
+    """The page `evm_queries.address_transactions` would give, as (block, tx index, the
+    nativeTransaction's JSON bytes, the sub-lists' JSON object's bytes), None where a document
+    is missing. `native`: listNative's page instead
+    (`evm_queries.address_native_transactions`), with no sub-lists (None)."""
     rng, rng_p = between("a.block_number", start_block, end_block)
     sql = _items_sql(db.dialect, rng, after is not None, descending, native)
-    lead = [] if native else [_EMPTY_REST]
-    rows = db.query(sql, [*lead, chain_id, address, *rng_p, *(after or ()), limit + 1])
+    rows = db.query(sql, [chain_id, address, *rng_p, *(after or ()), limit + 1])
     if db.dialect != "sqlite":  # PostgreSQL's text arrives as str
-        rows = [(b, i, None if item is None else item.encode()) for b, i, item in rows]
+        rows = [(b, i, _encoded(tx), _encoded(rest)) for b, i, tx, rest in rows]
     return page_of(rows, limit, lambda r: (r[0], r[1]))
 
 
-def joined(items: list[bytes]) -> orjson.Fragment:
-    """A JSON array of finished items, for orjson to embed verbatim."""
-    return orjson.Fragment(b"[" + b",".join(items) + b"]")
+def _encoded(text: str | None) -> bytes | None:
+    return None if text is None else text.encode()
+
+
+def transactions_body(
+    page: Page[tuple[int, int, bytes | None, bytes | None]],
+) -> orjson.Fragment | None:
+    """Operation 5's `transactions` array for orjson to embed verbatim, or None when a
+    document is missing."""
+    parts = [b"["]
+    for _, _, tx, rest in page.items:
+        if tx is None or rest is None:
+            return None
+        # A stored sub-lists object starts with its brace: one copy makes it the comma and
+        # members (and the closing brace) that follow the nativeTransaction.
+        parts += (_PREFIX, tx, rest.replace(b"{", b",", 1) if rest else _EMPTY_REST, b",")
+    parts[-1] = b"]" if len(parts) > 1 else b"[]"
+    return orjson.Fragment(b"".join(parts))
+
+
+def natives_body(
+    page: Page[tuple[int, int, bytes | None, bytes | None]],
+) -> orjson.Fragment | None:
+    """listNative's `transactions` array for orjson to embed, or None when one is missing."""
+    natives = []
+    for _, _, tx, _ in page.items:
+        if tx is None:
+            return None
+        natives.append(tx)
+    return orjson.Fragment(b"[" + b",".join(natives) + b"]")
 
 
 @functools.lru_cache(maxsize=64)
 def _items_sql(dialect: str, rng: str, paged: bool, descending: bool, native: bool) -> str:
     """Built once per shape: this is the service's hottest read."""
     ks = keyset("a.block_number, a.tx_index", descending, (0, 0) if paged else None)[0]
-    item = "a.native_document" if native else _ITEM.format(native="a.native_document")
+    tx, rest = "a.native_document", "NULL" if native else "a.document"
     if dialect == "sqlite":
-        item = f"CAST({item} AS BLOB)"
+        tx, rest = f"CAST({tx} AS BLOB)", rest if native else f"CAST({rest} AS BLOB)"
     # `native = 1` repeats the partial index's condition (address_txs_native).
     only = " AND a.native = 1" if native else ""
     return (
-        f"SELECT a.block_number, a.tx_index, {item} FROM address_txs a"
+        f"SELECT a.block_number, a.tx_index, {tx}, {rest} FROM address_txs a"
         f" WHERE a.chain_id = ? AND a.address = ?{only}{rng}{ks}"
         f"{order('a.block_number, a.tx_index', descending)} LIMIT ?"
     )

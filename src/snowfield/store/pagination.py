@@ -23,9 +23,11 @@ _MAC_BYTES = 16  # 128-bit tag: forging needs 2^128 tries; halves the token leng
 _BLOCK = 64  # SHA-256's block size in bytes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Page(Generic[T]):
-    """One page of a keyset listing; `next_key` is the last item's key when more items exist."""
+    """One page of a keyset listing; `next_key` is the last item's key when more items exist.
+    Not frozen: one is made for every page served, and a frozen dataclass's __init__ sets each
+    field through object.__setattr__."""
 
     items: list[T]
     next_key: Key | None
@@ -33,7 +35,9 @@ class Page(Generic[T]):
 
 def page_of(rows: Sequence[T], limit: int, key: Callable[[T], Key]) -> Page[T]:
     """Cuts a `limit + 1` fetch into a page: the extra row only proves that more data exists."""
-    items = list(rows[:limit])
+    items = rows[:limit]
+    if not isinstance(items, list):  # a list's slice is already a list of its own
+        items = list(items)
     if len(rows) <= limit or not items:
         return Page(items, None)
     return Page(items, key(items[-1]))

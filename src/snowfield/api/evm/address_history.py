@@ -19,10 +19,8 @@ def _native(db: Database, q: Listing) -> tuple[Any, Page[Any]]:
     """listNative's page from operation 5's layout (store/history_pages.py): the stored
     nativeTransaction documents joined as bytes; rendered from the rows when one is missing."""
     page = history_pages.address_items(db, q.chain_id, q.address, **q.window(), native=True)
-    items = [item for _, _, item in page.items if item is not None]
-    if len(items) == len(page.items):
-        return history_pages.joined(items), page
-    return _rendered_native(db, q)
+    body = history_pages.natives_body(page)
+    return (body, page) if body is not None else _rendered_native(db, q)
 
 
 def _rendered_native(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:

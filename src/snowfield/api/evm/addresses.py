@@ -24,9 +24,10 @@ from snowfield.store.pagination import Key, Page
 from snowfield.store.rows import ChainRow, InternalTxRow, TransferRow
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Listing:
-    """One address listing request, as the worker thread needs it."""
+    """One address listing request, as the worker thread needs it (one a request: not frozen,
+    see pagination.Page)."""
 
     chain_id: int
     address: str
@@ -62,14 +63,12 @@ def _nft_ids(transfers: list[TransferRow]) -> list[tuple[str, int]]:
 
 
 def _transactions(db: Database, q: Listing) -> tuple[Any, Page[Any]]:
-    """Operation 5's page from the read model: one query whose rows are finished items, joined
-    as bytes (store/history_pages.py). A page with a row whose documents are missing (see
+    """Operation 5's page from the read model: one query for the stored documents, joined as
+    bytes (store/history_pages.py). A page with a row whose documents are missing (see
     store/read_model.py) renders from the rows."""
     page = history_pages.address_items(db, q.chain_id, q.address, **q.window())
-    items = [item for _, _, item in page.items if item is not None]
-    if len(items) == len(page.items):
-        return history_pages.joined(items), page
-    return _rendered_transactions(db, q)
+    body = history_pages.transactions_body(page)
+    return (body, page) if body is not None else _rendered_transactions(db, q)
 
 
 def _rendered_transactions(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
