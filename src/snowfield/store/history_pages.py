@@ -34,7 +34,7 @@ address rows, on a loaded 2-core machine):
   much as joining the two documents' bytes here (15.3 against 14.0 us a page of 10 at 2M),
   but in the running service SQLite's string building (its allocator, behind its mutexes)
   cost more: operation 5, one URL, bench/api.py's 2M store, served alone on one core with
-  wrk, three alternating rounds: 11,960 req/s concatenated by SQL, 13,180 joined here. On
+  wrk, three alternating rounds: 12,290 req/s concatenated by SQL, 12,820 joined here. On
   PostgreSQL too, in process (bench/history_layout.py's 100k schema, best of five interleaved
   rounds): one URL 143 -> 136 us a page, the spread's pages 135 -> 122 us.
 The figures of the whole service are in docs/data-api.md ("How operation 5 is served")."""
