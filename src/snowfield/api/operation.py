@@ -4,7 +4,7 @@ service's handlers run in."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 from urllib.parse import parse_qsl
@@ -111,11 +111,18 @@ class StoreCache(Generic[K, V]):
         self.clock = clock
         self._known: dict[K, tuple[V, float]] = {}
 
-    async def get(self, key: K) -> V:
-        now = self.clock()
+    def peek(self, key: K) -> tuple[V] | None:
+        """The value kept for `key` while fresh, in a 1-tuple (the value may be None); None
+        when it has to be looked up (`get`). For a caller on the request path, which then
+        awaits nothing when it is known (each coroutine layer costs a warm request)."""
         hit = self._known.get(key)
-        if hit is not None and hit[1] > now:
-            return hit[0]
+        return (hit[0],) if hit is not None and hit[1] > self.clock() else None
+
+    async def get(self, key: K) -> V:
+        known = self.peek(key)
+        if known is not None:
+            return known[0]
+        now = self.clock()
         found = await call_store(self.db, self.lookup, self.db, key)
         if len(self._known) >= 1024:  # unknown keys must not grow it without bound
             self._known.clear()
@@ -194,14 +201,16 @@ class Context:
             self._scope = shared
         return self._scope
 
-    async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Runs a store call (see `call_store`)."""
-        return await call_store(self.db, fn, *args, **kwargs)
+    def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Coroutine[Any, Any, T]:
+        """Runs a store call (see `call_store`): its coroutine, for the caller to await (not a
+        coroutine of its own around it: one layer less on every request)."""
+        return call_store(self.db, fn, *args, **kwargs)
 
     async def chain(self) -> ChainRow:
         """The chain named by the `chainId` path parameter, if the caller's key may use it."""
         ref = str(self.args["chainId"])
-        found = await self._chains.find(ref)
+        known = self._chains.peek(ref)
+        found = known[0] if known is not None else await self._chains.find(ref)
         if found is None:
             raise NotFound(f"chain {ref} is not supported")
         if self.key is not None and not self.key.allows(found.chain_id):
