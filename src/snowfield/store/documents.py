@@ -24,6 +24,12 @@ Tokens = Mapping[str, TokenRow]
 Nfts = Mapping[tuple[str, int], NftRow]
 
 
+def joined(items: Sequence[bytes]) -> orjson.Fragment:
+    """A JSON array of finished documents' bytes, for orjson to embed verbatim (stored pages:
+    operation 5's listNative, P-Chain UTXOs)."""
+    return orjson.Fragment(b"[" + b",".join(items) + b"]")
+
+
 class _HasParties(Protocol):
     @property
     def from_addr(self) -> str: ...

@@ -109,7 +109,7 @@ def natives_body(
         if tx is None:
             return None
         natives.append(tx)
-    return orjson.Fragment(b"[" + b",".join(natives) + b"]")
+    return documents.joined(natives)
 
 
 @functools.lru_cache(maxsize=64)

@@ -311,8 +311,3 @@ def owned_page(
     if any(u.consuming_tx is None for u in genesis):
         return genesis, None  # merged with the genesis rows (api/primary/p_genesis.py)
     return genesis, None if found is None else found[0]
-
-
-def joined(items: Sequence[bytes]) -> orjson.Fragment:
-    """A JSON array of finished documents, for orjson to embed verbatim."""
-    return orjson.Fragment(b"[" + b",".join(items) + b"]")

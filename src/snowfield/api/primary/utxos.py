@@ -26,7 +26,7 @@ from snowfield.api.primary.addressing import (
 from snowfield.api.primary.balances import ADDRESSES
 from snowfield.api.primary.primary_network import NETWORK_PATH, indexed_network
 from snowfield.errors import InvalidParams, NotFound
-from snowfield.store import p_address_queries, p_holdings
+from snowfield.store import documents, p_address_queries, p_holdings
 from snowfield.store.p_address_queries import UtxoFilter
 
 ASSET_ID = Param("assetId", "query", "Only UTXOs of this asset.")
@@ -74,7 +74,7 @@ async def _utxos(ctx: Context, t: Target, raw: str | None) -> Json:
         ctx.args["pageSize"],
     )  # fmt: skip
     if held is not None:
-        items = p_holdings.joined([r[-1] for r in held.items])
+        items = documents.joined([r[-1] for r in held.items])
         return {**ctx.next_page(held), "utxos": items, "chainInfo": chain_info}
     page = await ctx.run(
         p_address_queries.utxo_page,
