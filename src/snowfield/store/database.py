@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import sqlite3
 import threading
 import time
@@ -34,6 +35,20 @@ Params = Sequence[Any]
 WAL_CHECKPOINT_BYTES = 40 * 1024 * 1024
 BUSY_TIMEOUT_MS = 30_000  # how long a write waits for another connection's
 PAGE_SIZE = 16_384  # bytes, SQLite (see _open_sqlite)
+
+
+class _Commits:
+    """A new mark at every SQLite commit this process makes, by any connection: a snapshot
+    held since an older mark (`Database.hold_snapshot`) may miss that commit and is renewed.
+    Each mark is new (`itertools.count`), so a mark stored by a racing thread still differs
+    from every mark a snapshot kept."""
+
+    mark = 0
+    _marks = itertools.count(1)
+
+    @classmethod
+    def note(cls) -> None:
+        cls.mark = next(cls._marks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +158,7 @@ class Database:
         """Closes this thread's connection (broken, say); the next statement opens another."""
         conn = getattr(self._local, "conn", None)
         self._local.conn = None
+        self._local.snapshot = None
         if conn is not None:
             with self._lock:
                 self._all = [c for c in self._all if c is not conn]
@@ -221,11 +237,47 @@ class Database:
         rows = self.query(sql, params)
         return rows[0] if rows else None
 
+    def hold_snapshot(self) -> bool:
+        """SQLite: this thread's statements that follow share one read transaction, one
+        snapshot of the store, until `release_snapshot` (or a write of this thread's). A
+        snapshot older than a commit this process made since is renewed first, so a caller
+        reads what this process wrote before it. True when the caller is to arrange the
+        release: no snapshot was held. What it saves: api/operation.py's `call_store`."""
+        if self.dialect != "sqlite":
+            return False
+        local = self._local
+        held = getattr(local, "snapshot", None)
+        if held is not None:
+            if held != _Commits.mark:
+                conn = local.conn
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+                local.snapshot = _Commits.mark  # before the read that takes the snapshot
+                conn.execute("BEGIN")
+            return False
+        conn = self._connection()
+        if conn.in_transaction:  # a transaction of this thread's own is open
+            return False
+        local.snapshot = _Commits.mark
+        conn.execute("BEGIN")  # deferred: its first read takes the snapshot
+        return True
+
+    def release_snapshot(self) -> None:
+        """Ends this thread's held snapshot, if any (`hold_snapshot`)."""
+        local = self._local
+        if getattr(local, "snapshot", None) is None:
+            return
+        local.snapshot = None
+        conn = getattr(local, "conn", None)
+        if conn is not None and conn.in_transaction:
+            conn.execute("COMMIT")
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Writer]:
         """One atomic write: everything inside commits together or not at all."""
         conn = self._connection()
         if self.dialect == "sqlite":
+            self.release_snapshot()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield Writer(self, conn)
@@ -233,6 +285,7 @@ class Database:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            _Commits.note()
         else:
             with conn.transaction():
                 yield Writer(self, conn)
@@ -247,6 +300,7 @@ class Database:
         if self.dialect != "sqlite":
             raise ValueError("write_now is for SQLite stores")
         conn = self._connection()
+        self.release_snapshot()
         conn.execute("PRAGMA busy_timeout=0")
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -268,6 +322,7 @@ class Database:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            _Commits.note()
         finally:
             conn.execute(f"PRAGMA wal_autocheckpoint={pages}")
         return True
