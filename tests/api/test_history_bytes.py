@@ -11,13 +11,38 @@ from typing import Any
 import httpx
 import orjson
 
-from snowfield.api.evm.address_history import _native, _rendered_native
-from snowfield.api.evm.addresses import Listing, _rendered_transactions, _transactions
+from snowfield.api.evm import address_history
+from snowfield.api.evm.address_history import _rendered_native
+from snowfield.api.evm.addresses import Listing, _items, _rendered_transactions
 from snowfield.store import history_pages
 from snowfield.store.database import PAGE_SIZE, Database
+from snowfield.store.pagination import Page
 from snowfield.store.schema import SCHEMA_VERSION
 from snowfield.store.writes import unwind
 from tests.api.conftest import CHAIN, ChainBuilder, add_chains
+
+_HEAD = b'{"transactions":'
+
+
+def _transactions(db: Database, q: Listing) -> tuple[Any, Page[Any]]:
+    """Operation 5's page as its handler makes it: the answer's bytes joined from the stored
+    documents (its array embedded here), rendered from the rows when one is missing."""
+    page = _items(db, q)
+    body = history_pages.transactions_document(page, b"}")
+    if body is None:
+        return _rendered_transactions(db, q)
+    assert body.startswith(_HEAD) and body.endswith(b"}")
+    return orjson.Fragment(body[len(_HEAD) : -1]), page
+
+
+def _native(db: Database, q: Listing) -> tuple[Any, Page[Any]]:
+    """listNative's page as its handler makes it (as `_transactions`)."""
+    page = address_history._native(db, q)
+    body = history_pages.natives_document(page, b"}")
+    if body is None:
+        return _rendered_native(db, q)
+    assert body.startswith(_HEAD) and body.endswith(b"}")
+    return orjson.Fragment(body[len(_HEAD) : -1]), page
 
 
 def _pages(db: Database, address: str, descending: bool, fn: Any) -> list[bytes]:
@@ -95,7 +120,7 @@ def _lean(db: Database, address: str) -> bool:
     """Whether the first page is served from the stored documents (no NULL item)."""
     listing = Listing(CHAIN, address, None, None, True, None, 3)
     page = history_pages.address_items(db, CHAIN, address, **listing.window())
-    return history_pages.transactions_body(page) is not None
+    return history_pages.transactions_document(page, b"}") is not None
 
 
 def test_the_server_sends_the_rendered_bytes(filled: Database, api: httpx.Client) -> None:
@@ -108,6 +133,31 @@ def test_the_server_sends_the_rendered_bytes(filled: Database, api: httpx.Client
         expected = orjson.dumps(items)
         assert response.content.startswith(b'{"transactions":' + expected)
         assert len(body["transactions"]) == len(items)
+
+
+def test_served_pages_are_what_orjson_writes_and_page_on(
+    filled: Database, api: httpx.Client
+) -> None:
+    """The answers made as bytes (`Body`), with and without a nextPageToken: the bytes orjson
+    writes for the same object, and every item reached through the tokens, once."""
+    for path in ("transactions", "transactions:listNative"):
+        for address in _addresses(filled):
+            url = f"/v1/chains/{CHAIN}/addresses/{address}/{path}?pageSize=2"
+            listed, token, pages = [], None, 0
+            while pages < 100:
+                response = api.get(url + (f"&pageToken={token}" if token else ""))
+                assert response.status_code == 200
+                body = orjson.loads(response.content)
+                assert response.content == orjson.dumps(body)
+                assert set(body) <= {"transactions", "nextPageToken"}
+                listed += body["transactions"]
+                pages += 1
+                token = body.get("nextPageToken")
+                if token is None:
+                    break
+                assert len(body["transactions"]) == 2
+            everything = api.get(url.replace("pageSize=2", "pageSize=100")).json()
+            assert listed == everything["transactions"]
 
 
 def _all_pages(db: Database) -> dict[str, list[bytes]]:

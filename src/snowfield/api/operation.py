@@ -36,6 +36,9 @@ K = TypeVar("K")
 V = TypeVar("V")
 C = TypeVar("C")  # what a handler is given: the data service's Context, the metrics service's
 Json = dict[str, Any]
+# What a handler answers: a JSON object to serialize, or the answer's JSON bytes already made
+# (a page of stored documents joined: store/history_pages.py).
+Body = Json | bytes
 # The arguments of a request from its path parameters and its query (name, value) pairs.
 Arguments = Callable[[Mapping[str, str], list[tuple[str, str]]], dict[str, Any]]
 
@@ -70,7 +73,7 @@ class Operation(Generic[C]):
     params: tuple[Param, ...]
     response: str | None  # name of the success body's schema in components; None: no body
     weight: int  # compute units charged against the caller's rate limit
-    handler: Callable[[C], Awaitable[Json]]
+    handler: Callable[[C], Awaitable[Body]]
     method: str = "GET"
     request_body: str | None = None  # name of the request body's schema
     status: int = 200  # the success status (the real service answers some creations 201)
@@ -243,6 +246,12 @@ class Context:
             return {}
         return {"nextPageToken": self._tokens.encode_in(self._token_scope(), page.next_key)}
 
+    def page_end(self, page: Page[Any]) -> bytes:
+        """What follows a page's array in an answer made as bytes (`Body`): its
+        nextPageToken member, if any, and the closing brace."""
+        more = self.next_page(page)
+        return b"," + orjson.dumps(more)[1:] if more else b"}"
+
 
 def endpoint(
     op: Operation[C],
@@ -288,7 +297,12 @@ def endpoint(
             body = await op.handler(context(op, args, key))
         except Exception as exc:
             return await errors(scope, send, exc, headers)
-        raw = b"" if op.response is None else orjson.dumps(body)
+        if op.response is None:
+            raw = b""
+        elif type(body) is bytes:  # made already (`Body`)
+            raw = body
+        else:
+            raw = orjson.dumps(body)
         return await respond(scope, send, raw, op.status, headers)
 
     return serve

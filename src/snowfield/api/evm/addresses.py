@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snowfield.api import render
-from snowfield.api.operation import Context, Json, Operation
+from snowfield.api.operation import Body, Context, Json, Operation
 from snowfield.api.params import (
     ADDRESS,
     CHAIN_ID,
@@ -62,13 +62,10 @@ def _nft_ids(transfers: list[TransferRow]) -> list[tuple[str, int]]:
     return [(t.token, t.token_id) for t in transfers if t.token_id is not None]
 
 
-def _transactions(db: Database, q: Listing) -> tuple[Any, Page[Any]]:
-    """Operation 5's page from the read model: one query for the stored documents, joined as
-    bytes (store/history_pages.py). A page with a row whose documents are missing (see
-    store/read_model.py) renders from the rows."""
-    page = history_pages.address_items(db, q.chain_id, q.address, **q.window())
-    body = history_pages.transactions_body(page)
-    return (body, page) if body is not None else _rendered_transactions(db, q)
+def _items(db: Database, q: Listing) -> Page[tuple[int, int, bytes | None, bytes | None]]:
+    """Operation 5's page from the read model: one query for the stored documents, to be
+    joined as bytes (store/history_pages.py)."""
+    return history_pages.address_items(db, q.chain_id, q.address, **q.window())
 
 
 def _rendered_transactions(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
@@ -126,9 +123,14 @@ def transfers_page(db: Database, q: Listing, erc_type: str) -> tuple[list[Json],
     return items, page
 
 
-async def list_transactions(ctx: Context) -> Json:
+async def list_transactions(ctx: Context) -> Body:
     listing = listing_of(ctx, await ctx.chain())
-    items, page = await ctx.run(_transactions, ctx.db, listing)
+    page = await ctx.run(_items, ctx.db, listing)
+    body = history_pages.transactions_document(page, ctx.page_end(page))
+    if body is not None:
+        return body
+    # A row whose documents are missing (see store/read_model.py): rendered from the rows.
+    items, page = await ctx.run(_rendered_transactions, ctx.db, listing)
     return {"transactions": items, **ctx.next_page(page)}
 
 
