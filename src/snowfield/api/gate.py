@@ -59,10 +59,26 @@ class Gate:
         self.policy = policy
         self.keys = keys
         self.prefix = prefix
+        self._identities: dict[str, str] = {}  # see _anonymous
+
+    def admit_now(self, scope: Scope, weight: int) -> Admission | None:
+        """`admit` without awaiting anything, for a caller who sent no key, when the limiter
+        decides at once (in memory); None otherwise, having charged nothing. Two coroutines
+        less a request: the gate cost operation 5 about 7% of its requests/s served (side by
+        side, bench/api.py's 2M store), four times its 2 us in a hot loop."""
+        if self.keys:
+            for name, value in scope["headers"]:
+                if name == _KEY_HEADER and value:
+                    return None
+        try:
+            identity = self._anonymous(scope)
+            decision = self.limiter.charge_now(identity, weight, self.policy.anonymous)
+        except Exception as exc:
+            return Admission(None, [], exc)
+        return None if decision is None else _verdict(None, False, decision)
 
     async def admit(self, scope: Scope, weight: int) -> Admission:
         """Checks the key sent (if any) and charges `weight` units to the caller."""
-        decision: Decision | None = None
         try:
             key, refused = None, False
             for name, value in scope["headers"] if self.keys else ():
@@ -70,17 +86,24 @@ class Gate:
                     key, refused = await self._key(value)
                     break
             # A refused key is charged to the caller's IP, which also slows key guessing.
-            client = scope.get("client")
-            caller = f"key:{key.id}" if key else f"ip:{client[0] if client else 'unknown'}"
-            identity = self.prefix + caller
+            identity = f"{self.prefix}key:{key.id}" if key else self._anonymous(scope)
             decision = await self.limiter.charge(identity, weight, self.policy.limit_for(key))
-            if not decision.allowed:
-                raise RateLimited("rate limit exceeded", retry_after=decision.reset)
-            if refused:
-                raise Unauthorized("unknown or revoked API key")
         except Exception as exc:
-            return Admission(None, decision.raw_headers() if decision else [], exc)
-        return Admission(key, decision.raw_headers())
+            return Admission(None, [], exc)
+        return _verdict(key, refused, decision)
+
+    def _anonymous(self, scope: Scope) -> str:
+        """The identity of a caller without a key: its address. Kept by address (bounded):
+        the limiter's key is then one string, hashed once, not a new one a request (1-2% of
+        operation 5's requests/s served side by side)."""
+        client = scope.get("client")
+        host = client[0] if client else "unknown"
+        found = self._identities.get(host)
+        if found is None:
+            if len(self._identities) >= 4096:  # addresses are whatever connects: bounded
+                self._identities.clear()
+            found = self._identities[host] = f"{self.prefix}ip:{host}"
+        return found
 
     async def _key(self, secret: bytes) -> tuple[ApiKey | None, bool]:
         """The key sent, and whether it is unknown or revoked."""
@@ -88,3 +111,14 @@ class Gate:
         if key is None or not key.active:
             return None, True
         return key, False
+
+
+def _verdict(key: ApiKey | None, refused: bool, decision: Decision) -> Admission:
+    """The admission a charge's decision makes: over the limit (429) before a refused key
+    (401), each answer with the rate-limit headers."""
+    if not decision.allowed:
+        refusal = RateLimited("rate limit exceeded", retry_after=decision.reset)
+        return Admission(None, decision.raw_headers(), refusal)
+    if refused:
+        return Admission(None, decision.raw_headers(), Unauthorized("unknown or revoked API key"))
+    return Admission(key, decision.raw_headers())

@@ -57,6 +57,11 @@ class Limiter(Protocol):
 
     async def charge(self, identity: str, cost: int, limit: int) -> Decision: ...
 
+    def charge_now(self, identity: str, cost: int, limit: int) -> Decision | None:
+        """The charge made without waiting, by a limiter that can (in-memory counters); None
+        from one that must wait (`charge`), which then has charged nothing."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -69,6 +74,9 @@ class MemoryLimiter:
         self._used: dict[str, tuple[int, int]] = {}  # identity -> (window index, units used)
 
     async def charge(self, identity: str, cost: int, limit: int) -> Decision:
+        return self.charge_now(identity, cost, limit)
+
+    def charge_now(self, identity: str, cost: int, limit: int) -> Decision:
         now = self._clock()
         index = int(now // self.window)
         start, used = self._used.get(identity, (index, 0))
@@ -120,6 +128,9 @@ class RedisLimiter:
             raise Unavailable(f"rate limiter unavailable: {exc}") from exc
         reset = (index + 1) * self.window - now
         return Decision(bool(allowed), limit, max(0, limit - int(used)), reset, self.window)
+
+    def charge_now(self, identity: str, cost: int, limit: int) -> None:
+        return None  # the counters are on the Redis server
 
     async def close(self) -> None:
         await self._redis.aclose()

@@ -156,7 +156,7 @@ class Router:
         allowed = route is not None and match.allowed
         answer = route.target[scope["method"]] if route is not None and allowed else None
         weight = answer.weight if answer is not None else self.unmatched_weight
-        admission = await self.gate.admit(scope, weight)
+        admission = self.gate.admit_now(scope, weight) or await self.gate.admit(scope, weight)
         headers = admission.headers
         # A refused charge consumes nothing (ratelimit.Limiter).
         charged = 0 if isinstance(admission.refusal, RateLimited) else weight
