@@ -106,7 +106,8 @@ OTHER_ADDRESSES = 50_000
 SPREAD_ADDRESSES = 1_024  # the spread load: this many addresses ...
 SPREAD_PAGES = 4  # ... and their first pages (about 90 transactions each in the 2M database)
 UNLIMITED = 10**12  # compute units a minute: rate limiting cannot trip
-TARGET_RATIO = 0.50  # operation 5 / hello world (issue 18)
+TARGET_RATIO = 0.50  # operation 5 / hello world (issue 18), one URL
+TARGET_RATIOS = {"one URL": TARGET_RATIO, "spread": 0.40}  # by load (issue 34)
 
 BUILD_LIMIT = 1_800.0  # seconds for building one database
 START_LIMIT = 60.0  # seconds for a server to answer
@@ -658,12 +659,13 @@ def p50_p95(values: list[float]) -> tuple[float, float]:
 def report_throughput(rates: dict[str, tuple[Rate, Rate]], generator: str) -> None:
     for name, (ours, base) in rates.items():
         ratio = ours.per_second / base.per_second
-        verdict = "meets" if ratio >= TARGET_RATIO else "BELOW"
+        target = TARGET_RATIOS.get(name, TARGET_RATIO)
+        verdict = "meets" if ratio >= target else "BELOW"
         print(f"  {name}:")
         print(f"    {'snowfield data app':<22}{ours.per_second:>10,.0f} req/s (best round)")
         print(f"    {'hello-world baseline':<22}{base.per_second:>10,.0f} req/s (best round)")
         print(f"    ratio snowfield / baseline: {ratio:.0%}"
-              f" ({verdict} the >= {TARGET_RATIO:.0%} target)")  # fmt: skip
+              f" ({verdict} the >= {target:.0%} target)")  # fmt: skip
         if ours.cpu and base.cpu:
             cpu_ratio = ours.per_cpu_second / base.per_cpu_second
             print(f"    per CPU second of the server: {ours.per_cpu_second:,.0f} /"
