@@ -7,15 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 from snowfield.api import render
-from snowfield.api.evm.addresses import Listing, listing_of, transfers_page
-from snowfield.api.operation import Body, Context, Json, Operation
+from snowfield.api.evm.addresses import (
+    Listing,
+    StoredItems,
+    listing_of,
+    stored_listing,
+    transfers_page,
+)
+from snowfield.api.operation import Context, Json, Operation
 from snowfield.api.params import ADDRESS, CHAIN_ID, END_BLOCK, PAGE_SIZE, PAGE_TOKEN, START_BLOCK
 from snowfield.store import evm_queries, history_pages, token_queries
 from snowfield.store.database import Database
 from snowfield.store.pagination import Page
 
 
-def _native(db: Database, q: Listing) -> Page[tuple[int, int, bytes | None, bytes | None]]:
+def _native(db: Database, q: Listing) -> StoredItems:
     """listNative's page from operation 5's layout (store/history_pages.py): the stored
     nativeTransaction documents, to be joined as bytes."""
     return history_pages.address_items(db, q.chain_id, q.address, **q.window(), native=True)
@@ -50,15 +56,7 @@ def _internals(db: Database, q: Listing) -> tuple[list[Json], Page[Any]]:
     return items, page
 
 
-async def list_native(ctx: Context) -> Body:
-    listing = listing_of(ctx, await ctx.chain())
-    page = await ctx.run(_native, ctx.db, listing)
-    body = history_pages.natives_document(page, ctx.page_end(page))
-    if body is not None:
-        return body
-    # A nativeTransaction document is missing: rendered from the rows.
-    items, rendered = await ctx.run(_rendered_native, ctx.db, listing)
-    return {"transactions": items, **ctx.next_page(rendered)}
+list_native = stored_listing(_native, history_pages.natives_document, _rendered_native)
 
 
 async def list_erc1155(ctx: Context) -> Json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +63,7 @@ def _nft_ids(transfers: list[TransferRow]) -> list[tuple[str, int]]:
     return [(t.token, t.token_id) for t in transfers if t.token_id is not None]
 
 
-def _items(db: Database, q: Listing) -> Page[tuple[int, int, bytes | None, bytes | None]]:
+def _items(db: Database, q: Listing) -> StoredItems:
     """Operation 5's page from the read model: one query for the stored documents, to be
     joined as bytes (store/history_pages.py)."""
     return history_pages.address_items(db, q.chain_id, q.address, **q.window())
@@ -123,15 +124,34 @@ def transfers_page(db: Database, q: Listing, erc_type: str) -> tuple[list[Json],
     return items, page
 
 
-async def list_transactions(ctx: Context) -> Body:
-    listing = listing_of(ctx, await ctx.chain())
-    page = await ctx.run(_items, ctx.db, listing)
-    body = history_pages.transactions_document(page, ctx.page_end(page))
-    if body is not None:
-        return body
-    # A row whose documents are missing (see store/read_model.py): rendered from the rows.
-    items, page = await ctx.run(_rendered_transactions, ctx.db, listing)
-    return {"transactions": items, **ctx.next_page(page)}
+StoredItems = Page[tuple[int, int, bytes | None, bytes | None]]
+
+
+def stored_listing(
+    read: Callable[[Database, Listing], StoredItems],
+    document: Callable[[StoredItems, bytes], bytes | None],
+    render: Callable[[Database, Listing], tuple[list[Json], Page[Any]]],
+) -> Callable[[Context], Awaitable[Body]]:
+    """The handler of an address's listing kept as stored documents (store/history_pages.py):
+    the page `read`, its answer's bytes joined by `document`, or, when a row's document is
+    missing (see store/read_model.py), the page `render`ed from the rows. A handler made here
+    rather than a helper it awaits: one coroutine less a request."""
+
+    async def handler(ctx: Context) -> Body:
+        listing = listing_of(ctx, await ctx.chain())
+        page = await ctx.run(read, ctx.db, listing)
+        body = document(page, ctx.page_end(page))
+        if body is not None:
+            return body
+        items, rendered = await ctx.run(render, ctx.db, listing)
+        return {"transactions": items, **ctx.next_page(rendered)}
+
+    return handler
+
+
+list_transactions = stored_listing(
+    _items, history_pages.transactions_document, _rendered_transactions
+)
 
 
 async def list_erc20(ctx: Context) -> Json:
