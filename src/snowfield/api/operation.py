@@ -244,18 +244,23 @@ class Context:
         token = self.args.get("pageToken")
         return None if token is None else self._tokens.decode_in(self._token_scope(), token)
 
+    def next_token(self, page: Page[Any]) -> str | None:
+        """The token of the page after `page`, None when no more items exist."""
+        if page.next_key is None:
+            return None
+        return self._tokens.encode_in(self._token_scope(), page.next_key)
+
     def next_page(self, page: Page[Any]) -> Json:
         """{nextPageToken} when more items exist; {} otherwise (never null)."""
-        if page.next_key is None:
-            return {}
-        return {"nextPageToken": self._tokens.encode_in(self._token_scope(), page.next_key)}
+        token = self.next_token(page)
+        return {} if token is None else {"nextPageToken": token}
 
     def page_end(self, page: Page[Any]) -> bytes:
         """What follows a page's array in an answer made as bytes (`Body`): its
         nextPageToken member, if any, and the closing brace."""
-        if page.next_key is None:
+        token = self.next_token(page)
+        if token is None:
             return b"}"
-        token = self._tokens.encode_in(self._token_scope(), page.next_key)
         # base64url and a dot (PageTokens): a JSON string as it is, nothing to escape.
         return b',"nextPageToken":"%s"}' % token.encode("ascii")
 

@@ -25,8 +25,9 @@ Nfts = Mapping[tuple[str, int], NftRow]
 
 
 def joined(items: Sequence[bytes]) -> orjson.Fragment:
-    """A JSON array of finished documents' bytes, for orjson to embed verbatim (stored pages:
-    operation 5's listNative, P-Chain UTXOs)."""
+    """A JSON array of finished documents' bytes, for orjson to embed verbatim (a stored page
+    inside a larger answer: P-Chain UTXOs; operation 5 and listNative join their whole answer
+    instead, store/history_pages.py)."""
     return orjson.Fragment(b"[" + b",".join(items) + b"]")
 
 
